@@ -1,0 +1,14 @@
+"""interp-repro: the library behind the executed book that reproduces four interpretability studies.
+
+Every computation the book shows lives here; the chapters configure, call, plot and explain.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("interp-repro")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+STUDIES = ("superposition",)
+"""Studies with a library and chapters, in book order."""

@@ -1,0 +1,180 @@
+"""Headline claims (``claims.toml``) and the checker that compares recorded values with them.
+
+Each claim names its study, statement, source and the paper's value, a status (``reproduced``,
+``partial`` or ``differs``) and one check per scale: bounds on the value with a one-line reason.
+"""
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from interp_repro.core.cache import library_fingerprint
+from interp_repro.core.records import Value, load_records
+from interp_repro.core.scales import SCALES, check_scale
+
+CLAIMS_FILE = Path(__file__).with_name("claims.toml")
+STATUSES = ("reproduced", "partial", "differs")
+_CLAIM_KEYS = {"id", "study", "statement", "source", "paper", "status", "note", "check"}
+_CHECK_KEYS = {"min", "max", "equals", "reason"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """Bounds a recorded value must satisfy at one scale, and why they are what they are."""
+
+    reason: str
+    min: float | None = None
+    max: float | None = None
+    equals: Value | None = None
+
+    def passes(self, value: Value) -> bool:
+        """True if ``value`` satisfies every bound (a bool only ever equals a bool)."""
+        if isinstance(value, bool) != isinstance(self.equals, bool) and self.equals is not None:
+            return False
+        if self.equals is not None and value != self.equals:
+            return False
+        if isinstance(value, bool) and (self.min is not None or self.max is not None):
+            return False
+        if self.min is not None and not value >= self.min:
+            return False
+        return not (self.max is not None and not value <= self.max)
+
+    def describe(self) -> str:
+        """The bounds as text, e.g. ``>= 0.99`` or ``in [0.4, 0.6]``."""
+        if self.equals is not None:
+            return f"== {self.equals}"
+        if self.min is not None and self.max is not None:
+            return f"in [{self.min:g}, {self.max:g}]"
+        return f">= {self.min:g}" if self.min is not None else f"<= {self.max:g}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One headline claim of a study."""
+
+    id: str
+    study: str
+    statement: str
+    source: str
+    paper: str
+    status: str
+    checks: dict[str, Check]
+    note: str = ""
+
+
+def _parse_check(claim_id: str, scale: str, raw: dict) -> Check:
+    unknown = set(raw) - _CHECK_KEYS
+    if unknown or "reason" not in raw:
+        raise ValueError(f"claim {claim_id}, scale {scale}: need 'reason', got keys {sorted(raw)}")
+    if not any(k in raw for k in ("min", "max", "equals")):
+        raise ValueError(f"claim {claim_id}, scale {scale}: give at least one of min, max, equals")
+    return Check(**raw)
+
+
+def parse_claims(text: str) -> dict[str, Claim]:
+    """Parse and validate the TOML text of a claims file into {id: Claim}."""
+    from interp_repro import STUDIES
+
+    claims: dict[str, Claim] = {}
+    for raw in tomllib.loads(text).get("claims", []):
+        cid = raw.get("id", "<no id>")
+        missing = _CLAIM_KEYS - {"note"} - set(raw)
+        if missing or set(raw) - _CLAIM_KEYS:
+            raise ValueError(f"claim {cid}: missing {sorted(missing)} or unknown keys in {sorted(raw)}")
+        if raw["study"] not in STUDIES:
+            raise ValueError(f"claim {cid}: unknown study {raw['study']!r}")
+        if not cid.startswith(raw["study"] + "."):
+            raise ValueError(f"claim {cid}: ids start with their study, '{raw['study']}.'")
+        if raw["status"] not in STATUSES:
+            raise ValueError(f"claim {cid}: status must be one of {STATUSES}")
+        if raw["status"] != "reproduced" and not raw.get("note"):
+            raise ValueError(f"claim {cid}: a {raw['status']} claim needs a note saying why")
+        if set(raw["check"]) != set(SCALES):
+            raise ValueError(f"claim {cid}: give a check for each scale {SCALES}")
+        if cid in claims:
+            raise ValueError(f"claim {cid} is defined twice")
+        checks = {s: _parse_check(cid, s, raw["check"][s]) for s in SCALES}
+        fields = {k: raw[k] for k in ("study", "statement", "source", "status")}
+        claims[cid] = Claim(id=cid, paper=str(raw["paper"]), checks=checks,
+                            note=raw.get("note", ""), **fields)
+    return claims
+
+
+@cache
+def load_claims() -> dict[str, Claim]:
+    """Every claim in the package's ``claims.toml``."""
+    return parse_claims(CLAIMS_FILE.read_text())
+
+
+def study_claims(study: str) -> list[Claim]:
+    """The claims of one study, in file order."""
+    return [c for c in load_claims().values() if c.study == study]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A claim checked against what was recorded at one scale."""
+
+    claim: Claim
+    scale: str
+    value: Value | None  # None: not recorded by the current library
+
+    @property
+    def result(self) -> str:
+        """``pass``, ``FAIL`` or ``not run``."""
+        if self.value is None:
+            return "not run"
+        return "pass" if self.claim.checks[self.scale].passes(self.value) else "FAIL"
+
+    def message(self) -> str:
+        """One line naming the claim, the paper's value, ours and the check."""
+        check = self.claim.checks[self.scale]
+        return (f"{self.claim.id}: paper {self.claim.paper}; ours {_fmt(self.value)} "
+                f"({self.scale} check {check.describe()}: {check.reason}) -> {self.result}")
+
+
+def check_records(scale: str, records: dict | None = None, study: str | None = None,
+                  current_only: bool = True) -> list[Outcome]:
+    """Check every claim (of ``study``, if given) against the records at ``scale``.
+
+    Values recorded by a different library fingerprint count as not run when ``current_only``.
+    """
+    check_scale(scale)
+    records = load_records() if records is None else records
+    at_scale = records.get(scale, {})
+    lib = library_fingerprint()
+    outcomes = []
+    for claim in load_claims().values():
+        if study is not None and claim.study != study:
+            continue
+        entry = at_scale.get(claim.id)
+        if entry is not None and current_only and entry.get("lib") != lib:
+            entry = None
+        outcomes.append(Outcome(claim, scale, None if entry is None else entry["value"]))
+    return outcomes
+
+
+def _fmt(value: Value | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+REPORT_COLUMNS = ("claim", "source", "paper", "ours", "check", "result", "status")
+
+
+def report_rows(outcomes: list[Outcome]) -> list[tuple[str, ...]]:
+    """Rows of the reproduction table, one per outcome, in :data:`REPORT_COLUMNS` order."""
+    return [(o.claim.id, o.claim.source, o.claim.paper, _fmt(o.value),
+             o.claim.checks[o.scale].describe(), o.result, o.claim.status) for o in outcomes]
+
+
+def report_frame(scale: str, records: dict | None = None):
+    """The reproduction table as a pandas DataFrame (used by the book's Reproduction page)."""
+    import pandas as pd
+
+    rows = report_rows(check_records(scale, records))
+    return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))

@@ -1,0 +1,83 @@
+"""Command line: ``interp-repro list | run STUDY | report``."""
+
+import argparse
+import importlib
+import os
+import sys
+
+from interp_repro import STUDIES
+from interp_repro.claims import REPORT_COLUMNS, check_records, report_rows
+from interp_repro.core import SCALES, cache_dir, check_scale, record_all
+from interp_repro.core.progress import QUIET_ENV
+
+
+def _study(name: str) -> str:
+    if name not in STUDIES:
+        raise argparse.ArgumentTypeError(f"unknown study {name!r}: choose one of {', '.join(STUDIES)}")
+    return name
+
+
+def _scale(name: str) -> str:
+    try:
+        return check_scale(name)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_list(_args) -> int:
+    print("studies: " + ", ".join(STUDIES))
+    print("scales:  " + ", ".join(SCALES) + " (default book)")
+    print(f"cache:   {cache_dir()}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    module = importlib.import_module(f"interp_repro.{args.study}.experiments")
+    values = module.run_all(args.scale)
+    record_all(values, args.scale)
+    outcomes = [o for o in check_records(args.scale, study=args.study) if o.claim.id in values]
+    for o in outcomes:
+        print(o.message())
+    return 1 if any(o.result == "FAIL" for o in outcomes) else 0
+
+
+def cmd_report(args) -> int:
+    outcomes = check_records(args.scale, study=args.study)
+    print(f"reproduction report, scale {args.scale}")
+    print(_table(report_rows(outcomes), REPORT_COLUMNS))
+    return 1 if any(o.result == "FAIL" for o in outcomes) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="interp-repro", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="studies, scales and the cache folder").set_defaults(func=cmd_list)
+    run = sub.add_parser("run", help="run a study's experiments and record its claims")
+    run.add_argument("study", type=_study, help=f"one of {', '.join(STUDIES)}")
+    run.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.set_defaults(func=cmd_run)
+    rep = sub.add_parser("report", help="claims, paper values, ours and status")
+    rep.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    rep.add_argument("--study", type=_study, default=None)
+    rep.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "quiet", False):
+        os.environ[QUIET_ENV] = "1"
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

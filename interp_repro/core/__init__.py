@@ -1,0 +1,27 @@
+"""What every study shares: scales, seeding, the results cache, claim records, progress, devices."""
+
+from interp_repro.core.cache import cache_dir, cached, library_fingerprint
+from interp_repro.core.device import select_device
+from interp_repro.core.progress import progress
+from interp_repro.core.records import load_records, record, record_all
+from interp_repro.core.scales import SCALES, check_scale, default_scale
+from interp_repro.core.seeding import numpy_rng, torch_generator
+from interp_repro.core.validate import check_fraction, check_positive_int
+
+__all__ = [
+    "SCALES",
+    "cache_dir",
+    "cached",
+    "check_fraction",
+    "check_positive_int",
+    "check_scale",
+    "default_scale",
+    "library_fingerprint",
+    "load_records",
+    "numpy_rng",
+    "progress",
+    "record",
+    "record_all",
+    "select_device",
+    "torch_generator",
+]

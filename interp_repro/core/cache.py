@@ -1,0 +1,126 @@
+"""On-disk results cache keyed by a hash of (namespace, config, library fingerprint).
+
+Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles). Writes go to a temporary
+file that is renamed into place, so a reader never sees half an entry. An entry that cannot be read,
+or whose header does not match its key, is deleted and recomputed with a warning.
+"""
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CACHE_ENV = "INTERP_REPRO_CACHE"
+log = logging.getLogger(__name__)
+
+Arrays = dict[str, np.ndarray]
+
+
+def cache_dir() -> Path:
+    """The cache folder: ``$INTERP_REPRO_CACHE`` or ``~/.cache/interp-repro``."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "interp-repro")
+
+
+@cache
+def library_fingerprint() -> str:
+    """Package version plus a hash of every library Python file.
+
+    Any edit to the library changes it, so cached results never outlive the code that made them.
+    """
+    from interp_repro import __version__
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".py" and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def _jsonable(config: Any) -> Any:
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        items = {f.name: _jsonable(getattr(config, f.name)) for f in dataclasses.fields(config)}
+        return {"__type__": type(config).__name__, **items}
+    if isinstance(config, Mapping):
+        return {str(k): _jsonable(v) for k, v in config.items()}
+    if isinstance(config, list | tuple):
+        return [_jsonable(v) for v in config]
+    if isinstance(config, np.generic):
+        return config.item()
+    if isinstance(config, str | int | float | bool) or config is None:
+        return config
+    raise TypeError(f"cannot key the cache on a {type(config).__name__}: {config!r}")
+
+
+def cache_key(namespace: str, config: Any) -> str:
+    """Hex digest identifying ``config`` under ``namespace`` for this library fingerprint."""
+    payload = json.dumps(
+        {"ns": namespace, "config": _jsonable(config), "lib": library_fingerprint()},
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+def _entry_path(namespace: str, key: str) -> Path:
+    parts = namespace.split("/")
+    if not namespace or any(p in ("", ".", "..") or not p.replace("_", "").replace("-", "").isalnum()
+                            for p in parts):
+        raise ValueError(f"cache namespace {namespace!r} must be '/'-separated names of letters, "
+                         "digits, '-' and '_'")
+    return cache_dir() / namespace / f"{key}.npz"
+
+
+def _read(path: Path, key: str) -> Arrays:
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__header__"]))
+        if header.get("key") != key:
+            raise ValueError(f"header key {header.get('key')!r} does not match {key!r}")
+        arrays = {name: data[name] for name in header["arrays"]}
+    return arrays
+
+
+def _write(path: Path, key: str, arrays: Arrays) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = json.dumps({"key": key, "arrays": sorted(arrays), "lib": library_fingerprint()})
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, __header__=np.array(header), **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays:
+    """Return ``compute()``'s arrays for ``config``, from the cache when a valid entry exists.
+
+    ``compute`` must return a dict of NumPy arrays (names must not start with ``__``).
+    A corrupt or partial entry is logged, deleted and recomputed.
+    """
+    key = cache_key(namespace, config)
+    path = _entry_path(namespace, key)
+    if path.exists():
+        try:
+            return _read(path, key)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            log.warning("discarding corrupt cache entry %s (%s); recomputing", path, err)
+            path.unlink(missing_ok=True)
+    arrays = {name: np.asarray(value) for name, value in compute().items()}
+    bad = [name for name in arrays if name.startswith("__") or arrays[name].dtype == object]
+    if bad:
+        raise ValueError(f"cannot cache arrays {bad}: names may not start with '__', no objects")
+    _write(path, key, arrays)
+    return arrays

@@ -1,0 +1,95 @@
+"""Recording headline numbers: glued into the book and appended to a JSON record of the run.
+
+The record file is ``$INTERP_REPRO_RECORD`` or ``<cache dir>/records.json``. It maps
+scale -> claim id -> {value, recorded_at, lib}. The notebook checks point each chapter at a file of
+its own; the book's Reproduction page and ``interp-repro report`` read the default one.
+"""
+
+import json
+import math
+import os
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from interp_repro.core.cache import cache_dir, library_fingerprint
+from interp_repro.core.scales import check_scale
+
+RECORD_ENV = "INTERP_REPRO_RECORD"
+Value = float | int | bool
+
+
+def record_path() -> Path:
+    """Where :func:`record` writes: ``$INTERP_REPRO_RECORD`` or ``<cache dir>/records.json``."""
+    return Path(os.environ.get(RECORD_ENV) or cache_dir() / "records.json")
+
+
+def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
+    """The record file as {scale: {claim_id: entry}}; empty if there is none yet."""
+    path = path or record_path()
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"record file {path} is not valid JSON ({err}); delete it and rerun") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"record file {path} should hold an object keyed by scale")
+    return data
+
+
+def _plain(value: Value) -> Value:
+    if hasattr(value, "item"):  # NumPy / torch scalars
+        value = value.item()
+    if not isinstance(value, bool | int | float):
+        raise TypeError(f"a claim value must be a number or a bool, got {type(value).__name__}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a claim value must be finite, got {value!r}")
+    return value
+
+
+def record(claim_id: str, value: Value, scale: str) -> Value:
+    """Record ``value`` for ``claim_id`` at ``scale``: glue it into the book and the JSON record.
+
+    Inside a notebook the value is glued with myst-nb under the name ``claim_id`` (undisplayed), so
+    the text can quote it with ``{glue:text}`. Returns the plain value.
+    """
+    from interp_repro.claims import load_claims
+
+    check_scale(scale)
+    claims = load_claims()
+    if claim_id not in claims:
+        raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/claims.toml first")
+    value = _plain(value)
+    _glue(claim_id, value)
+    path = record_path()
+    data = load_records(path)
+    data.setdefault(scale, {})[claim_id] = {
+        "value": value,
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "lib": library_fingerprint(),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+    return value
+
+
+def record_all(values: Mapping[str, Value], scale: str) -> dict[str, Value]:
+    """Record every (claim id, value) pair of ``values``; returns them as plain values."""
+    return {claim_id: record(claim_id, v, scale) for claim_id, v in values.items()}
+
+
+def _glue(name: str, value: Value) -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    from myst_nb import glue
+
+    glue(name, value, display=False)

@@ -1,0 +1,566 @@
+"""The experiments of Elhage et al. (2022), one config and one cached ``run_*`` function each.
+
+Each config has a preset per scale (``Config.preset("ci")``); any field can be overridden. Each run
+function trains every instance it needs as one batched program, keeps the lowest-loss seed per
+point where the paper does, caches the arrays on disk and returns them as a dict. Each ``*_claims``
+function turns those arrays into the headline numbers that ``claims.toml`` checks.
+"""
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+
+from interp_repro.core import cached, check_fraction, check_positive_int, check_scale
+from interp_repro.core.seeding import torch_generator
+from interp_repro.superposition.metrics import (
+    dimensions_per_feature,
+    feature_dimensionality,
+    longest_plateau,
+    nearest_fraction_share,
+    neuron_top_share,
+    pair_cosines,
+    represented,
+)
+from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.phase import (
+    analytic_phase_2_1,
+    empirical_phase,
+    superposition_density_bound,
+)
+from interp_repro.superposition.train import train
+
+Arrays = dict[str, np.ndarray]
+
+
+class Preset:
+    """Mixin: ``Config.preset(scale, **overrides)`` from the class's ``PRESETS`` table."""
+
+    PRESETS: ClassVar[dict[str, dict[str, Any]]]
+
+    @classmethod
+    def preset(cls, scale: str, **overrides):
+        check_scale(scale)
+        names = {f.name for f in fields(cls)}
+        unknown = set(overrides) - names
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}; fields: {sorted(names)}")
+        return replace(cls(**cls.PRESETS[scale]), **overrides)
+
+
+def _check_common(cfg) -> None:
+    for name in ("steps", "batch", "seeds"):
+        if hasattr(cfg, name):
+            check_positive_int(name, getattr(cfg, name))
+    if getattr(cfg, "seed", 0) < 0:
+        raise ValueError(f"seed must be >= 0, got {cfg.seed}")
+
+
+def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
+               seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
+               correlation: str = "none", snapshot_every: int | None = None) -> Arrays:
+    """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
+    batched program and keep the lowest-loss one per point.
+
+    Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
+    """
+    check_positive_int("n_features", n)
+    check_positive_int("n_hidden", m)
+    check_positive_int("seeds", seeds)
+    density = np.asarray(density, dtype=np.float64)
+    check_fraction("density", density)
+    points = density.shape[0]
+    importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
+    rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
+    rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
+    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed))
+    res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
+                correlation=correlation, snapshot_every=snapshot_every, desc=desc)
+    all_loss = res.loss.reshape(points, seeds)
+    best = np.arange(points) * seeds + all_loss.argmin(axis=1)
+    out = {"W": res.W[best], "b": res.b[best], "loss": all_loss.min(axis=1), "all_loss": all_loss}
+    if res.W_out is not None:
+        out["W_out"] = res.W_out[best]
+    if snapshot_every:
+        out.update(snapshot_steps=res.snapshot_steps, snapshot_W=res.snapshot_W[:, best],
+                   snapshot_loss=res.snapshot_loss[:, best])
+    return out
+
+
+def _log_densities(first: float, last: float, count: int) -> tuple[float, ...]:
+    return tuple(float(v) for v in np.geomspace(first, last, count))
+
+
+# --- (a) five features in two dimensions --------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntroConfig(Preset):
+    """5 features into 2 dims, I_i = 0.9^i, density from 1 down to 0.05 (§1, Figure 1)."""
+
+    n_features: int = 5
+    n_hidden: int = 2
+    importance_decay: float = 0.9
+    densities: tuple[float, ...] = _log_densities(1.0, 0.05, 10)
+    seeds: int = 8
+    steps: int = 10_000
+    batch: int = 1024
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(densities=_log_densities(1.0, 0.05, 6), seeds=4, steps=3000),
+        "book": dict(),
+        "paper": dict(densities=_log_densities(1.0, 0.05, 20), seeds=16),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_fraction("densities", self.densities)
+
+
+def run_intro(cfg: IntroConfig) -> Arrays:
+    """Train the ReLU-output model at every density, keeping the best of ``cfg.seeds``."""
+    def compute() -> Arrays:
+        importance = cfg.importance_decay ** np.arange(cfg.n_features)
+        out = train_best("relu", cfg.n_features, cfg.n_hidden, importance, np.array(cfg.densities),
+                         seeds=cfg.seeds, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
+                         desc="5->2 across sparsity")
+        return {**out, "density": np.array(cfg.densities), "importance": importance}
+    return cached("superposition/intro", cfg, compute)
+
+
+def pentagon_error_degrees(W: np.ndarray) -> float:
+    """Largest deviation (degrees) of the angular gaps between the 5 feature directions from 72."""
+    angles = np.sort(np.degrees(np.arctan2(W[1], W[0])) % 360)
+    gaps = np.diff(np.append(angles, angles[0] + 360))
+    return float(np.abs(gaps - 72).max())
+
+
+def intro_claims(res: Arrays) -> dict[str, Any]:
+    """Dense: how many features and whether they are the top 2; sparse: pentagon and bias sign."""
+    dense, sparse = res["W"][0], res["W"][-1]
+    rep_dense = represented(dense)
+    return {
+        "superposition.five_two_dense_count": int(rep_dense.sum()),
+        "superposition.five_two_dense_top2": bool(rep_dense[:2].all() and rep_dense.sum() == 2),
+        "superposition.five_two_sparse_count": int(represented(sparse).sum()),
+        "superposition.five_two_pentagon_error": pentagon_error_degrees(sparse),
+        "superposition.five_two_sparse_bias_max": float(res["b"][-1].max()),
+    }
+
+
+# --- (b) linear vs ReLU output models -----------------------------------------------------------
+
+SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)
+
+
+@dataclass(frozen=True)
+class DemoConfig(Preset):
+    """Linear vs ReLU-output models across sparsity (§2, Figures 2-3).
+
+    Small: n = 20, m = 5, I_i = 0.7^i; large: n = 80, m = 20, I_i = 0.9^i.
+    """
+
+    sizes: tuple[tuple[int, int, float], ...] = ((20, 5, 0.7), (80, 20, 0.9))
+    sparsities: tuple[float, ...] = SPARSITIES
+    seeds: int = 3
+    steps: int = 10_000
+    batch: int = 1024
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(sizes=((20, 5, 0.7),), seeds=2, steps=3000),
+        "book": dict(),
+        "paper": dict(seeds=5, steps=20_000),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_fraction("density 1 - sparsity", [1 - s for s in self.sparsities])
+
+
+def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
+    """Train linear and ReLU models for every size; keys like ``relu_20x5``."""
+    out = {}
+    for n, m, decay in cfg.sizes:
+        for kind in ("linear", "relu"):
+            name = f"{kind}_{n}x{m}"
+
+            def compute(kind=kind, n=n, m=m, decay=decay, name=name) -> Arrays:
+                importance = decay ** np.arange(n)
+                density = 1 - np.array(cfg.sparsities)
+                res = train_best(kind, n, m, importance, density, seeds=cfg.seeds,
+                                 steps=cfg.steps, batch=cfg.batch, seed=cfg.seed, desc=name)
+                return {**res, "sparsity": np.array(cfg.sparsities), "importance": importance}
+            out[name] = cached(f"superposition/demo/{name}", cfg, compute)
+    return out
+
+
+def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, Any]:
+    """Linear: exactly the top m features at every sparsity; ReLU: ||W||_F^2 ~ m when dense."""
+    lin, relu = res[f"linear_{n}x{m}"], res[f"relu_{n}x{m}"]
+    top_m = np.arange(n) < m
+    exact = [bool(np.array_equal(represented(W), top_m)) for W in lin["W"]]
+    return {
+        "superposition.linear_top_m": float(np.mean(exact)),
+        "superposition.dense_relu_frobenius": float((relu["W"][0] ** 2).sum()),
+        "superposition.sparse_relu_represented": int(represented(relu["W"][-1]).sum()),
+    }
+
+
+# --- (c) phase diagrams -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PhaseConfig(Preset):
+    """Phase diagram of the last ("extra") feature: 2 -> 1 or 3 -> 2 (§"Phase change").
+
+    The other features have importance 1; the extra one r, from 0.1 to 10 (log); density 1 to 0.01
+    (log). Each point keeps the best of ``seeds`` models (the paper trains ten and drops the worst).
+    The grid size is even so that no column sits exactly on r = 1, where the two single-feature
+    solutions tie and training drifts along a flat valley between them. These models are tiny, so
+    we use a learning rate of 1e-2 (not 1e-3) to settle them in a few thousand steps.
+    """
+
+    n_features: int = 2
+    n_hidden: int = 1
+    grid: int = 20
+    seeds: int = 6
+    steps: int = 3000
+    batch: int = 512
+    lr: float = 1e-2
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(grid=8, seeds=3, steps=2000),
+        "book": dict(),
+        "paper": dict(grid=40, seeds=10, steps=10_000, batch=1024),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_positive_int("grid", self.grid)
+        if self.n_hidden >= self.n_features:
+            raise ValueError(f"a phase diagram needs n_hidden < n_features, got {self.n_hidden} "
+                             f">= {self.n_features}")
+
+    @property
+    def densities(self) -> np.ndarray:
+        return np.geomspace(1.0, 0.01, self.grid)
+
+    @property
+    def importances(self) -> np.ndarray:
+        return np.geomspace(0.1, 10.0, self.grid)
+
+
+def phase_configs(scale: str, **overrides) -> tuple[PhaseConfig, PhaseConfig]:
+    """The 2 -> 1 config at ``scale`` and the 3 -> 2 one at half its grid resolution."""
+    two = PhaseConfig.preset(scale, **overrides)
+    three = replace(two, n_features=3, n_hidden=2, grid=max(4, two.grid // 2))
+    return two, three
+
+
+def run_phase(cfg: PhaseConfig) -> Arrays:
+    """Train every (density, r) cell; ``phase`` (grid, grid) holds the extra feature's phase."""
+    def compute() -> Arrays:
+        s, r = np.meshgrid(cfg.densities, cfg.importances, indexing="ij")
+        importance = np.ones((s.size, cfg.n_features))
+        importance[:, -1] = r.ravel()
+        res = train_best("relu", cfg.n_features, cfg.n_hidden, importance, s.ravel(),
+                         seeds=cfg.seeds, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
+                         lr=cfg.lr, desc=f"{cfg.n_features}->{cfg.n_hidden} phase diagram")
+        shape = (cfg.grid, cfg.grid)
+        return {"W": res["W"].reshape(*shape, cfg.n_hidden, cfg.n_features),
+                "loss": res["loss"].reshape(shape), "phase": empirical_phase(res["W"]).reshape(shape),
+                "density": cfg.densities, "importance": cfg.importances}
+    return cached("superposition/phase", cfg, compute)
+
+
+def phase_claims(res: Arrays) -> dict[str, Any]:
+    """2 -> 1: share of cells in superposition above the density bound (4/7, reached at r = 1,
+    the tip of the analytic superposition wedge), and agreement with the analytic phases."""
+    s, r = np.meshgrid(res["density"], res["importance"], indexing="ij")
+    above = res["density"] > superposition_density_bound(1.0)
+    analytic = analytic_phase_2_1(s, r)
+    return {
+        "superposition.phase_superposition_above_bound": float((res["phase"][above] == 1).mean()),
+        "superposition.phase_agreement": float((res["phase"] == analytic).mean()),
+    }
+
+
+# --- (d) geometry and (f) learning dynamics ----------------------------------------------------
+
+@dataclass(frozen=True)
+class GeometryConfig(Preset):
+    """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``
+    (§"The geometry of superposition", Figures on dimensions per feature)."""
+
+    n_features: int = 200
+    n_hidden: int = 20
+    points: int = 16
+    max_inverse_density: float = 100.0
+    steps: int = 6000
+    batch: int = 512
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(n_features=100, n_hidden=10, points=10, steps=3000),
+        "book": dict(),
+        "paper": dict(n_features=400, n_hidden=30, points=30, steps=20_000, batch=1024),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_positive_int("points", self.points)
+        if not self.max_inverse_density > 1:
+            raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
+
+    @property
+    def densities(self) -> np.ndarray:
+        return 1 / np.geomspace(1.0, self.max_inverse_density, self.points)
+
+
+def run_geometry(cfg: GeometryConfig) -> Arrays:
+    """One model per density; returns W, D* (``dstar``) and per-feature D_i (``dims``)."""
+    def compute() -> Arrays:
+        res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features),
+                         cfg.densities, seeds=1, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
+                         desc="geometry sweep")
+        return {"W": res["W"], "loss": res["loss"], "density": cfg.densities,
+                "dstar": dimensions_per_feature(res["W"]), "dims": feature_dimensionality(res["W"])}
+    return cached("superposition/geometry", cfg, compute)
+
+
+def geometry_claims(res: Arrays) -> dict[str, Any]:
+    """The D* = 1/2 plateau's width, D_i near the named fractions, and sum_i D_i / m."""
+    inv = 1 / res["density"]
+    lo, hi = longest_plateau(inv, res["dstar"], 0.5, 0.05)
+    m = res["W"].shape[-2]
+    sparse = inv >= 2  # efficiently packed once features are sparse enough to share
+    return {
+        "superposition.dstar_half_plateau": 0.0 if np.isnan(lo) else float(hi / lo),
+        "superposition.dims_near_fractions": nearest_fraction_share(res["dims"][sparse]),
+        "superposition.sum_dims_over_m": float(np.median(res["dims"][sparse].sum(-1) / m)),
+    }
+
+
+@dataclass(frozen=True)
+class DynamicsConfig(Preset):
+    """One sparse uniform-importance model with snapshots (§"Learning dynamics")."""
+
+    n_features: int = 100
+    n_hidden: int = 10
+    density: float = 0.1
+    steps: int = 20_000
+    snapshot_every: int = 100
+    batch: int = 1024
+    seed: int = 3
+
+    PRESETS: ClassVar = {
+        "ci": dict(n_features=50, n_hidden=5, steps=4000, snapshot_every=50),
+        "book": dict(),
+        "paper": dict(steps=50_000, snapshot_every=200),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_positive_int("snapshot_every", self.snapshot_every)
+        check_fraction("density", self.density)
+
+
+def run_dynamics(cfg: DynamicsConfig) -> Arrays:
+    """Snapshots of W and the loss along training, with D_i at every snapshot (``dims``)."""
+    def compute() -> Arrays:
+        res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features),
+                         np.array([cfg.density]), seeds=1, steps=cfg.steps, batch=cfg.batch,
+                         seed=cfg.seed, snapshot_every=cfg.snapshot_every, desc="dynamics")
+        snaps = res["snapshot_W"][:, 0]
+        return {"step": res["snapshot_steps"], "loss": res["snapshot_loss"][:, 0],
+                "W": snaps, "dims": feature_dimensionality(snaps)}
+    return cached("superposition/dynamics", cfg, compute)
+
+
+# --- (e) correlated and anticorrelated features -------------------------------------------------
+
+@dataclass(frozen=True)
+class CorrelationConfig(Preset):
+    """Pairs of correlated or anticorrelated features, uniform importance (§"Non-uniform")."""
+
+    n_pairs: int = 2
+    n_hidden: int = 2
+    density: float = 0.05
+    seeds: int = 8
+    steps: int = 10_000
+    batch: int = 1024
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(seeds=4, steps=3000),
+        "book": dict(),
+        "paper": dict(seeds=32, steps=20_000),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_positive_int("n_pairs", self.n_pairs)
+        check_fraction("density", self.density)
+        if self.density > 0.5:
+            raise ValueError(f"anticorrelated pairs need density <= 0.5, got {self.density}")
+
+
+def run_correlation(cfg: CorrelationConfig) -> dict[str, Arrays]:
+    """Best-of-seeds models for ``correlated`` and ``anticorrelated`` pairs."""
+    n = 2 * cfg.n_pairs
+    out = {}
+    for corr in ("correlated", "anticorrelated"):
+        def compute(corr=corr) -> Arrays:
+            return train_best("relu", n, cfg.n_hidden, np.ones(n), np.array([cfg.density]),
+                              seeds=cfg.seeds, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
+                              correlation=corr, desc=f"{corr} pairs")
+        out[corr] = cached(f"superposition/correlation/{corr}", cfg, compute)
+    return out
+
+
+def correlation_claims(res: dict[str, Arrays]) -> dict[str, Any]:
+    """Mean cosine within each pair: ~0 (orthogonal) if correlated, ~-1 (antipodal) if anti."""
+    def within(W):
+        pairs = [(2 * j, 2 * j + 1) for j in range(W.shape[-1] // 2)]
+        return float(pair_cosines(W[0], pairs).mean())
+    return {
+        "superposition.correlated_pair_abs_cos": abs(within(res["correlated"]["W"])),
+        "superposition.anticorrelated_pair_cos": within(res["anticorrelated"]["W"]),
+    }
+
+
+# --- (g) privileged basis -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PrivilegedConfig(Preset):
+    """h = ReLU(W x), x' = ReLU(W^T h + b); n = 10, m = 5, I_i = 0.75^i (§"Privileged basis").
+
+    ``ci`` trains 3,000 steps instead of 10,000, with a learning rate of 1e-2 instead of 1e-3 so
+    that the dense model still settles in that budget.
+    """
+
+    n_features: int = 10
+    n_hidden: int = 5
+    importance_decay: float = 0.75
+    densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01)
+    seeds: int = 20
+    steps: int = 10_000
+    batch: int = 1024
+    lr: float = 1e-3
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(densities=(1.0, 0.1, 0.01), seeds=6, steps=3000, lr=1e-2),
+        "book": dict(),
+        "paper": dict(seeds=200),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_fraction("densities", self.densities)
+
+
+def run_privileged(cfg: PrivilegedConfig) -> Arrays:
+    """Best-of-seeds hidden-ReLU models at each density."""
+    def compute() -> Arrays:
+        importance = cfg.importance_decay ** np.arange(cfg.n_features)
+        res = train_best("hidden_relu", cfg.n_features, cfg.n_hidden, importance,
+                         np.array(cfg.densities), seeds=cfg.seeds, steps=cfg.steps,
+                         batch=cfg.batch, seed=cfg.seed, lr=cfg.lr, desc="privileged basis")
+        return {**res, "density": np.array(cfg.densities)}
+    return cached("superposition/privileged", cfg, compute)
+
+
+def privileged_claims(res: Arrays) -> dict[str, Any]:
+    """Mean top-feature share of live neurons, dense vs sparsest: monosemantic -> polysemantic."""
+    def share(W):
+        live = np.linalg.norm(W, axis=-1) > 0.1
+        return float(neuron_top_share(W)[live].mean())
+    return {
+        "superposition.privileged_dense_top_share": share(res["W"][0]),
+        "superposition.privileged_sparse_top_share": share(res["W"][-1]),
+    }
+
+
+# --- (h) computation in superposition: absolute value -------------------------------------------
+
+@dataclass(frozen=True)
+class AbsConfig(Preset):
+    """y = |x|, x_i uniform on [-1, 1] when present (§"Computation in superposition").
+
+    ``dense``: n = 3 features on m = 6 neurons at density 1. ``sweep``: n = 100, m = 40,
+    I_i = 0.8^i over ``densities``.
+    """
+
+    dense_size: tuple[int, int] = (3, 6)
+    sweep_size: tuple[int, int] = (100, 40)
+    importance_decay: float = 0.8
+    densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001)
+    seeds: int = 8
+    steps: int = 10_000
+    batch: int = 1024
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(seeds=4, steps=3000, densities=(1.0, 0.1, 0.01)),
+        "book": dict(),
+        "paper": dict(seeds=16, steps=20_000),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_fraction("densities", self.densities)
+
+
+def run_abs(cfg: AbsConfig) -> dict[str, Arrays]:
+    """``dense``: best-of-seeds n=3, m=6 model; ``sweep``: one model per density."""
+    def dense() -> Arrays:
+        n, m = cfg.dense_size
+        return train_best("abs", n, m, np.ones(n), np.array([1.0]), seeds=cfg.seeds,
+                          steps=cfg.steps, batch=cfg.batch, seed=cfg.seed, desc="abs, dense")
+
+    def sweep() -> Arrays:
+        n, m = cfg.sweep_size
+        res = train_best("abs", n, m, cfg.importance_decay ** np.arange(n),
+                         np.array(cfg.densities), seeds=1, steps=cfg.steps, batch=cfg.batch,
+                         seed=cfg.seed, desc="abs, sparsity sweep")
+        return {**res, "density": np.array(cfg.densities)}
+    return {"dense": cached("superposition/abs/dense", cfg, dense),
+            "sweep": cached("superposition/abs/sweep", cfg, sweep)}
+
+
+def neurons_per_feature(W_in: np.ndarray, rel: float = 0.2) -> np.ndarray:
+    """For W_in (m, n): per feature, the neurons whose |weight| exceeds ``rel`` x the largest."""
+    mag = np.abs(W_in)
+    return mag > rel * mag.max()
+
+
+def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
+    """Dense: share of features computed by exactly two single-feature neurons of opposite sign."""
+    W = res["dense"]["W"][0]  # (m, n)
+    used = neurons_per_feature(W)
+    mono = used.sum(axis=1) <= 1  # neuron reads at most one feature
+    ok = []
+    for i in range(W.shape[1]):
+        idx = np.flatnonzero(used[:, i] & mono)
+        ok.append(idx.size == 2 and used[:, i].sum() == 2 and np.sign(W[idx, i]).sum() == 0)
+    return {"superposition.abs_two_neurons_per_feature": float(np.mean(ok))}
+
+
+
+def run_all(scale: str) -> dict[str, Any]:
+    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
+    claims: dict[str, Any] = {}
+    claims |= intro_claims(run_intro(IntroConfig.preset(scale)))
+    claims |= demo_claims(run_demo(DemoConfig.preset(scale)))
+    two, three = phase_configs(scale)
+    claims |= phase_claims(run_phase(two))
+    run_phase(three)
+    claims |= geometry_claims(run_geometry(GeometryConfig.preset(scale)))
+    run_dynamics(DynamicsConfig.preset(scale))
+    claims |= correlation_claims(run_correlation(CorrelationConfig.preset(scale)))
+    claims |= privileged_claims(run_privileged(PrivilegedConfig.preset(scale)))
+    claims |= abs_claims(run_abs(AbsConfig.preset(scale)))
+    return claims

@@ -1,0 +1,111 @@
+"""Measurements of learned toy-model weights (Elhage et al. 2022).
+
+All functions take W shaped (..., m, n): the paper's m x n matrix (hidden x features), optionally
+with leading batch dimensions. Column i, W_i, is the direction that represents feature i.
+"""
+
+import numpy as np
+
+FRACTIONS = {"1": 1.0, "3/4": 0.75, "2/3": 2 / 3, "1/2": 0.5, "2/5": 0.4, "3/8": 0.375, "0": 0.0}
+"""Per-feature dimensionalities of the uniform polytopes the paper names (§"Geometry")."""
+
+_EPS = 1e-12
+
+
+def _as_weights(W) -> np.ndarray:
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim < 2:
+        raise ValueError(f"W must have shape (..., n_hidden, n_features), got shape {W.shape}")
+    return W
+
+
+def feature_norms(W) -> np.ndarray:
+    """||W_i|| for every feature i, shape (..., n)."""
+    return np.linalg.norm(_as_weights(W), axis=-2)
+
+
+def represented(W, threshold: float = 0.5) -> np.ndarray:
+    """Features whose embedding norm exceeds ``threshold`` (the paper's "represented")."""
+    return feature_norms(W) > threshold
+
+
+def _overlaps(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Squared overlaps (W_i_hat . W_j)^2 for all pairs, shape (..., n, n), and the norms."""
+    norms = np.linalg.norm(W, axis=-2)
+    unit = W / np.maximum(norms, _EPS)[..., None, :]
+    gram = np.einsum("...ki,...kj->...ij", unit, W)  # row i: W_i_hat . W_j
+    return gram**2, norms
+
+
+def superposition(W) -> np.ndarray:
+    """sum_{j != i} (W_i_hat . W_j)^2 for every feature: how much feature i shares its direction
+    (§"Demonstrating superposition", the colour of the per-feature bars). 0 for an unlearned one."""
+    sq, norms = _overlaps(_as_weights(W))
+    off = sq.sum(-1) - np.diagonal(sq, axis1=-2, axis2=-1)
+    return np.where(norms > _EPS, off, 0.0)
+
+
+def feature_dimensionality(W) -> np.ndarray:
+    """Per-feature dimensionality D_i = ||W_i||^2 / sum_j (W_i_hat . W_j)^2 (§"Geometry", the sum
+    includes j = i), shape (..., n).
+
+    W has shape (..., n_hidden, n_features), as in the paper's m x n. D_i is 1 for a feature with a
+    dimension of its own, 1/2 for an antipodal pair, 2/5 for a pentagon, and 0 for an unlearned
+    (zero) feature.
+    """
+    sq, norms = _overlaps(_as_weights(W))
+    denom = sq.sum(-1)
+    return np.where(norms > _EPS, norms**2 / np.maximum(denom, _EPS), 0.0)
+
+
+def dimensions_per_feature(W) -> np.ndarray:
+    """D* = m / ||W||_F^2 (§"Geometry"): the hidden dimensions spent per embedded feature."""
+    W = _as_weights(W)
+    return W.shape[-2] / np.maximum((W**2).sum(axis=(-2, -1)), _EPS)
+
+
+def nearest_fraction_share(D, tol: float = 0.025, min_dim: float = 0.1) -> float:
+    """Share of learned features (D_i > ``min_dim``) whose D_i lies within ``tol`` of one of the
+    named fractions 1, 3/4, 2/3, 1/2, 2/5, 3/8."""
+    D = np.asarray(D, dtype=np.float64).ravel()
+    learned = D[D > min_dim]
+    if learned.size == 0:
+        return 0.0
+    targets = np.array([v for v in FRACTIONS.values() if v > 0])
+    close = np.abs(learned[:, None] - targets[None, :]).min(axis=1) <= tol
+    return float(close.mean())
+
+
+def longest_plateau(x, y, level: float, tol: float) -> tuple[float, float]:
+    """The widest run of consecutive points with |y - level| <= tol, as (x_first, x_last).
+
+    (nan, nan) if no point is within ``tol``. ``x`` must be increasing.
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    near = np.abs(y - level) <= tol
+    best, start = (np.nan, np.nan), None
+    for i, flag in enumerate(np.append(near, False)):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            if np.isnan(best[0]) or x[i - 1] / x[start] > best[1] / best[0]:
+                best = (x[start], x[i - 1])
+            start = None
+    return best
+
+
+def pair_cosines(W, pairs) -> np.ndarray:
+    """cos(W_i, W_j) for each (i, j) in ``pairs``, shape (..., len(pairs))."""
+    W = _as_weights(W)
+    norms = np.maximum(np.linalg.norm(W, axis=-2), _EPS)
+    unit = W / norms[..., None, :]
+    return np.stack([np.einsum("...k,...k->...", unit[..., i], unit[..., j]) for i, j in pairs],
+                    axis=-1)
+
+
+def neuron_top_share(W) -> np.ndarray:
+    """For each hidden neuron (row of W), the share of its squared weight carried by its largest
+    feature: 1 for a monosemantic neuron (§"Privileged basis"). Shape (..., m); nan for a dead row."""
+    sq = _as_weights(W) ** 2
+    total = sq.sum(-1)
+    return np.where(total > _EPS, sq.max(-1) / np.maximum(total, _EPS), np.nan)

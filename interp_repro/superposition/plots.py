@@ -1,0 +1,148 @@
+"""Figures for the superposition chapters. Each function takes a run's arrays and returns a Figure."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+from interp_repro.superposition.metrics import (
+    FRACTIONS,
+    feature_norms,
+    represented,
+    superposition,
+)
+from interp_repro.superposition.phase import PHASES, analytic_phase_2_1
+
+PHASE_COLOURS = ListedColormap(["#d9d9d9", "#4c72b0", "#dd8452"])
+
+
+def embeddings_2d(W: np.ndarray, titles: list[str], importance: np.ndarray | None = None,
+                  bias: np.ndarray | None = None):
+    """Feature directions W_i in a 2-D hidden space, one panel per model; colour = importance."""
+    k = W.shape[0]
+    fig, axes = plt.subplots(1, k, figsize=(2.2 * k, 2.6), squeeze=False)
+    colours = plt.cm.viridis(np.linspace(0, 0.9, W.shape[-1]))
+    for j, ax in enumerate(axes[0]):
+        for i in range(W.shape[-1]):
+            ax.plot([0, W[j, 0, i]], [0, W[j, 1, i]], color=colours[i], lw=2)
+            ax.scatter(W[j, 0, i], W[j, 1, i], color=colours[i], s=14, zorder=3)
+        ax.set(xlim=(-1.3, 1.3), ylim=(-1.3, 1.3), aspect="equal", xticks=[], yticks=[])
+        ax.set_title(titles[j], fontsize=9)
+        if bias is not None:
+            ax.set_xlabel(f"max bias {bias[j].max():+.2f}", fontsize=8)
+    if importance is not None:
+        handles = [plt.Line2D([], [], color=colours[i], lw=2, label=f"I={importance[i]:.2f}")
+                   for i in range(W.shape[-1])]
+        fig.legend(handles=handles, loc="center right", fontsize=7, frameon=False)
+        fig.subplots_adjust(right=0.9)
+    return fig
+
+
+def gram_and_norms(W: np.ndarray, sparsities: np.ndarray, label: str):
+    """Top: W^T W per sparsity. Bottom: ||W_i|| per feature, coloured by its superposition
+    sum_{j != i} (W_i_hat . W_j)^2 (dark = a dimension of its own, yellow = shared)."""
+    k = W.shape[0]
+    fig, axes = plt.subplots(2, k, figsize=(1.9 * k, 4.4), gridspec_kw={"height_ratios": [1, 1.1]})
+    for j in range(k):
+        gram = W[j].T @ W[j]
+        axes[0, j].imshow(gram, cmap="RdBu", vmin=-1, vmax=1)
+        axes[0, j].set(xticks=[], yticks=[], title=f"S = {sparsities[j]:g}")
+        norms, sup = feature_norms(W[j]), superposition(W[j])
+        colours = plt.cm.viridis(np.clip(sup, 0, 1))
+        axes[1, j].barh(np.arange(len(norms)), norms, color=colours)
+        axes[1, j].set(xlim=(0, 1.2), yticks=[], xlabel="||W_i||")
+        axes[1, j].invert_yaxis()
+    axes[0, 0].set_ylabel(f"{label}\nW^T W")
+    axes[1, 0].set_ylabel("features (by importance)")
+    fig.tight_layout()
+    return fig
+
+
+def count_represented(results: dict[str, dict], sparsity_key: str = "sparsity"):
+    """Number of represented features (||W_i|| > 0.5) against sparsity, one line per model."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for name, res in results.items():
+        dens = 1 - res[sparsity_key]
+        ax.plot(1 / dens, represented(res["W"]).sum(-1), marker="o", label=name)
+    ax.set(xscale="log", xlabel="1 / (1 - S)", ylabel="features with ||W_i|| > 0.5")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def phase_diagram(res: dict, analytic: bool = True, title: str = ""):
+    """The extra feature's phase over (relative importance, density); analytic boundaries dashed."""
+    fig, ax = plt.subplots(figsize=(4.6, 3.8))
+    r, s = res["importance"], res["density"]
+    ax.pcolormesh(r, s, res["phase"], cmap=PHASE_COLOURS, vmin=-0.5, vmax=2.5, shading="nearest")
+    if analytic:
+        rr, ss = np.meshgrid(np.geomspace(r.min(), r.max(), 400), np.geomspace(s.min(), s.max(), 400))
+        ax.contour(rr, ss, analytic_phase_2_1(ss, rr), levels=[0.5, 1.5], colors="k",
+                   linestyles="--", linewidths=1)
+    ax.set(xscale="log", yscale="log", xlabel="relative importance r of the extra feature",
+           ylabel="feature density 1 - S", title=title)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=PHASE_COLOURS(i)) for i in range(3)]
+    ax.legend(handles, PHASES, fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def dimensions_per_feature_plot(res: dict):
+    """D* = m / ||W||_F^2 against 1/(1-S), with the sticky values 1 and 1/2 marked."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.plot(1 / res["density"], res["dstar"], marker="o", color="k")
+    for v in (1.0, 0.5):
+        ax.axhline(v, color="grey", ls=":", lw=1)
+    ax.set(xscale="log", xlabel="1 / (1 - S)", ylabel="dimensions per feature  m / ||W||_F^2")
+    fig.tight_layout()
+    return fig
+
+
+def feature_dimensionality_scatter(res: dict):
+    """Every learned feature's D_i against 1/(1-S), with lines at the named fractions (left), and
+    sum_i D_i against m (right)."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), gridspec_kw={"width_ratios": [2, 1]})
+    inv = 1 / res["density"]
+    dims = res["dims"]
+    rng = np.random.default_rng(0)  # horizontal jitter for legibility only
+    for j, x in enumerate(inv):
+        d = dims[j][dims[j] > 0.01]
+        ax.scatter(x * np.exp(rng.uniform(-0.04, 0.04, d.size)), d, s=5, alpha=0.5, color="C0")
+    for name, v in FRACTIONS.items():
+        ax.axhline(v, color="grey", ls=":", lw=0.8)
+        ax.text(inv.max() * 1.15, v, name, va="center", fontsize=8)
+    ax.set(xscale="log", xlabel="1 / (1 - S)", ylabel="feature dimensionality D_i")
+    m = res["W"].shape[-2]
+    ax2.plot(inv, dims.sum(-1), marker="o", color="k", label="sum_i D_i")
+    ax2.axhline(m, color="C3", ls="--", label=f"m = {m}")
+    ax2.set(xscale="log", xlabel="1 / (1 - S)", ylim=(0, 1.3 * m))
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def dynamics_plot(res: dict):
+    """D_i of every feature along training (top) and the loss (bottom)."""
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True,
+                                  gridspec_kw={"height_ratios": [2, 1]})
+    ax.plot(res["step"], res["dims"], lw=0.8, alpha=0.7)
+    for v in FRACTIONS.values():
+        ax.axhline(v, color="grey", ls=":", lw=0.6)
+    ax.set(ylabel="D_i per feature")
+    ax2.plot(res["step"], res["loss"], color="k", lw=1)
+    ax2.set(xlabel="training step", ylabel="loss", yscale="log")
+    fig.tight_layout()
+    return fig
+
+
+def weight_matrices(Ws: np.ndarray, titles: list[str], xlabel: str = "feature",
+                    ylabel: str = "neuron"):
+    """Heat maps of a stack of (m, n) weight matrices, blue negative, red positive."""
+    k = Ws.shape[0]
+    fig, axes = plt.subplots(1, k, figsize=(2.4 * k, 2.4), squeeze=False)
+    vmax = np.abs(Ws).max()
+    for j, ax in enumerate(axes[0]):
+        ax.imshow(Ws[j], cmap="RdBu_r", vmin=-vmax, vmax=vmax, aspect="auto")
+        ax.set(title=titles[j], xlabel=xlabel, xticks=[], yticks=[])
+    axes[0, 0].set_ylabel(ylabel)
+    fig.tight_layout()
+    return fig

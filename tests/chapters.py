@@ -1,0 +1,36 @@
+"""The chapters listed in _toc.yml, and the study each belongs to."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def toc_files() -> list[str]:
+    """Every 'file' entry of _toc.yml, in book order (root first)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(toc.get("parts", []))
+    return found
+
+
+def study_chapters() -> dict[str, str]:
+    """{chapter path (book/<study>/<name>.md): study} for every study chapter in the toc."""
+    out = {}
+    for entry in toc_files():
+        parts = Path(entry).parts
+        if len(parts) == 3 and parts[0] == "book":
+            out[f"{entry}.md"] = parts[1]
+    return out

@@ -1,0 +1,375 @@
+"""Unit tests for interp_repro.core: scales, validation, seeding, devices, cache and records."""
+
+import dataclasses
+import json
+import logging
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import interp_repro.claims as claims_mod
+import interp_repro.core.cache as cache_mod
+from interp_repro.claims import parse_claims
+from interp_repro.core.cache import cache_dir, cache_key, cached, library_fingerprint
+from interp_repro.core.device import select_device
+from interp_repro.core.progress import progress
+from interp_repro.core.records import load_records, record, record_all, record_path
+from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
+from interp_repro.core.seeding import numpy_rng, torch_generator
+from interp_repro.core.validate import check_fraction, check_positive_int
+
+TOY_CLAIMS = """
+[[claims]]
+id = "superposition.toy"
+study = "superposition"
+statement = "A toy claim for the tests."
+source = "tests"
+paper = "0.9"
+status = "reproduced"
+check.ci = { min = 0.5, reason = "test" }
+check.book = { min = 0.5, reason = "test" }
+check.paper = { min = 0.5, reason = "test" }
+"""
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    """Point the cache and the record file into tmp_path; no scale from the caller's shell."""
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+    monkeypatch.delenv(SCALE_ENV, raising=False)
+
+
+@pytest.fixture
+def claim_id(monkeypatch):
+    """A claim id record() accepts: a shipped one, or a toy one if claims.toml has none yet."""
+    try:
+        claims = claims_mod.load_claims()
+    except FileNotFoundError:
+        claims = {}
+    if not claims:
+        claims = parse_claims(TOY_CLAIMS)
+        monkeypatch.setattr(claims_mod, "load_claims", lambda: claims)
+    return next(iter(claims))
+
+
+# --- scales -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", ["ci", "book", "paper"])
+def test_check_scale_accepts_known_scales(scale):
+    assert check_scale(scale) == scale
+
+
+def test_check_scale_rejects_unknown_naming_it_and_the_choices():
+    with pytest.raises(ValueError) as err:
+        check_scale("huge")
+    assert "'huge'" in str(err.value)
+    assert all(s in str(err.value) for s in SCALES)
+
+
+def test_default_scale_is_book_without_env():
+    assert default_scale() == "book"
+
+
+def test_default_scale_reads_env(monkeypatch):
+    monkeypatch.setenv(SCALE_ENV, "ci")
+    assert default_scale() == "ci"
+
+
+def test_default_scale_rejects_bad_env_naming_variable_and_value(monkeypatch):
+    monkeypatch.setenv(SCALE_ENV, "huge")
+    with pytest.raises(ValueError, match=rf"\${SCALE_ENV}.*'huge'"):
+        default_scale()
+
+
+# --- validate ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_check_positive_int_rejects(bad):
+    with pytest.raises(ValueError, match=rf"n_features .*got {re.escape(repr(bad))}$"):
+        check_positive_int("n_features", bad)
+
+
+@pytest.mark.parametrize("good", [1, 7])
+def test_check_positive_int_accepts(good):
+    assert check_positive_int("n", good) == good
+
+
+@pytest.mark.parametrize(("bad", "named"), [(0, "0"), (1.5, "1.5"), (-0.1, "-0.1"),
+                                            ([0.5, 1.5], "1.5")])
+def test_check_fraction_rejects(bad, named):
+    with pytest.raises(ValueError, match=rf"sparsity .*got {re.escape(named)}$"):
+        check_fraction("sparsity", bad)
+
+
+@pytest.mark.parametrize("good", [1.0, 0.25, [0.1, 1.0], (0.5,), np.array([0.3, 0.7])])
+def test_check_fraction_accepts(good):
+    assert check_fraction("sparsity", good) is None
+
+
+# --- seeding ----------------------------------------------------------------------------------
+
+
+def test_same_seed_gives_same_draws():
+    assert torch.equal(torch.rand(5, generator=torch_generator(3)),
+                       torch.rand(5, generator=torch_generator(3)))
+    np.testing.assert_array_equal(numpy_rng(3).random(5), numpy_rng(3).random(5))
+
+
+def test_different_seeds_give_different_draws():
+    assert not torch.equal(torch.rand(5, generator=torch_generator(3)),
+                           torch.rand(5, generator=torch_generator(4)))
+    assert not np.array_equal(numpy_rng(3).random(5), numpy_rng(4).random(5))
+
+
+@pytest.mark.parametrize("make", [torch_generator, numpy_rng])
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True, None])
+def test_bad_seed_rejected(make, bad):
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        make(bad)
+
+
+# --- device -----------------------------------------------------------------------------------
+
+
+def test_select_device_cpu():
+    assert select_device("cpu") == torch.device("cpu")
+    assert select_device() == torch.device("cpu")
+
+
+def test_select_device_unknown_name():
+    with pytest.raises(ValueError, match="'tpu'"):
+        select_device("tpu")
+
+
+def test_select_device_cuda_absent(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="cuda"):
+        select_device("cuda")
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+def test_progress_yields_items_and_respects_quiet(monkeypatch):
+    assert list(progress(range(3), "x", quiet=True)) == [0, 1, 2]
+    monkeypatch.setenv("INTERP_REPRO_QUIET", "1")
+    assert progress(range(3), "x").disable
+    monkeypatch.setenv("INTERP_REPRO_QUIET", "0")
+    assert not progress(range(3), "x").disable
+
+
+# --- cache ------------------------------------------------------------------------------------
+
+
+class Counter:
+    """A compute function that counts its calls."""
+
+    def __init__(self, arrays=None):
+        self.calls = 0
+        self.arrays = arrays if arrays is not None else {"w": np.arange(3.0)}
+
+    def __call__(self):
+        self.calls += 1
+        return self.arrays
+
+
+def entries(namespace="ns"):
+    return sorted((cache_dir() / namespace).glob("*.npz"))
+
+
+def test_cache_dir_follows_env(tmp_path):
+    assert cache_dir() == tmp_path / "cache"
+
+
+def test_cached_computes_once_then_hits():
+    compute = Counter()
+    first = cached("ns", {"n": 3}, compute)
+    second = cached("ns", {"n": 3}, compute)
+    assert compute.calls == 1
+    np.testing.assert_array_equal(second["w"], [0.0, 1.0, 2.0])
+    assert second["w"].dtype == first["w"].dtype
+    assert len(entries()) == 1
+
+
+def test_cached_recomputes_for_other_config_or_namespace():
+    compute = Counter()
+    cached("ns", {"n": 3}, compute)
+    cached("ns", {"n": 4}, compute)
+    cached("other", {"n": 3}, compute)
+    assert compute.calls == 3
+    cached("other", {"n": 3}, compute)
+    assert compute.calls == 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Cfg:
+    n: int
+    sparsity: tuple[float, ...] = (0.1, 0.5)
+
+
+@dataclasses.dataclass(frozen=True)
+class OtherCfg:
+    n: int
+    sparsity: tuple[float, ...] = (0.1, 0.5)
+
+
+def test_cached_accepts_dataclass_configs():
+    compute = Counter()
+    cached("ns", Cfg(3), compute)
+    cached("ns", Cfg(3), compute)
+    assert compute.calls == 1
+    cached("ns", Cfg(3, sparsity=(0.2,)), compute)
+    assert compute.calls == 2
+
+
+def test_cache_key_tells_dataclass_types_apart():
+    assert cache_key("ns", Cfg(3)) != cache_key("ns", OtherCfg(3))
+
+
+@pytest.mark.parametrize("config", [{"f": object()}, {"s": {1, 2}}, np.zeros(2)])
+def test_cached_rejects_unserialisable_config(config):
+    compute = Counter()
+    with pytest.raises(TypeError, match="cannot key the cache"):
+        cached("ns", config, compute)
+    assert compute.calls == 0
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate"])
+def test_corrupt_entry_is_discarded_and_recomputed(damage, caplog):
+    compute = Counter()
+    cached("ns", {"n": 3}, compute)
+    [path] = entries()
+    if damage == "garbage":
+        path.write_bytes(b"this is not an npz file" * 20)
+    else:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+    with caplog.at_level(logging.WARNING, logger="interp_repro.core.cache"):
+        out = cached("ns", {"n": 3}, compute)
+    assert compute.calls == 2
+    np.testing.assert_array_equal(out["w"], [0.0, 1.0, 2.0])
+    assert "corrupt" in caplog.text and path.name in caplog.text
+
+    assert entries() == [path]
+    with np.load(path, allow_pickle=False) as data:
+        np.testing.assert_array_equal(data["w"], [0.0, 1.0, 2.0])
+    cached("ns", {"n": 3}, compute)
+    assert compute.calls == 2
+
+
+@pytest.mark.parametrize("arrays", [{"__x": np.zeros(2)},
+                                    {"ok": np.zeros(2), "obj": np.array([1, "a"], dtype=object)}])
+def test_bad_arrays_rejected_and_nothing_written(arrays):
+    cached("ns", {"n": 1}, Counter())  # a valid entry, so the folder exists
+    before = sorted((cache_dir() / "ns").iterdir())
+    with pytest.raises(ValueError, match="cannot cache arrays"):
+        cached("ns", {"n": 2}, Counter(arrays))
+    assert sorted((cache_dir() / "ns").iterdir()) == before
+    assert len(before) == 1
+
+
+def test_failed_write_leaves_no_temp_file(monkeypatch):
+    def broken_savez(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken_savez)
+    with pytest.raises(OSError, match="disk full"):
+        cached("ns", {"n": 1}, Counter())
+    assert list((cache_dir() / "ns").iterdir()) == []
+
+
+def test_cache_key_changes_with_library_fingerprint(monkeypatch):
+    compute = Counter()
+    key = cache_key("ns", {"n": 3})
+    cached("ns", {"n": 3}, compute)
+    monkeypatch.setattr(cache_mod, "library_fingerprint", lambda: "9.9+feedfacecafe")
+    assert cache_key("ns", {"n": 3}) != key
+    cached("ns", {"n": 3}, compute)
+    assert compute.calls == 2
+
+
+def test_library_fingerprint_has_version_and_hash():
+    from interp_repro import __version__
+
+    version, digest = library_fingerprint().rsplit("+", 1)
+    assert version == __version__
+    assert re.fullmatch(r"[0-9a-f]{12}", digest)
+
+
+# --- records ----------------------------------------------------------------------------------
+
+
+def test_record_path_follows_env_then_cache_dir(tmp_path, monkeypatch):
+    assert record_path() == tmp_path / "records.json"
+    monkeypatch.delenv("INTERP_REPRO_RECORD")
+    assert record_path() == tmp_path / "cache" / "records.json"
+
+
+def test_record_writes_value_under_scale_and_id(claim_id, tmp_path):
+    assert record(claim_id, 0.75, "ci") == 0.75
+    record(claim_id, 0.5, "book")
+    data = json.loads((tmp_path / "records.json").read_text())
+    assert data["ci"][claim_id]["value"] == 0.75
+    assert data["book"][claim_id]["value"] == 0.5
+    assert data["ci"][claim_id]["lib"] == library_fingerprint()
+    assert "recorded_at" in data["ci"][claim_id]
+    assert load_records() == data
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_record_all_records_each_pair(claim_id, tmp_path):
+    assert record_all({claim_id: np.float64(0.25)}, "paper") == {claim_id: 0.25}
+    assert load_records()["paper"][claim_id]["value"] == 0.25
+
+
+def test_record_unknown_claim_raises_keyerror(claim_id, tmp_path):
+    with pytest.raises(KeyError, match="superposition.no_such_claim"):
+        record("superposition.no_such_claim", 1.0, "ci")
+    assert not (tmp_path / "records.json").exists()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), np.float64("nan"), float("inf")])
+def test_record_rejects_non_finite(claim_id, tmp_path, bad):
+    with pytest.raises(ValueError, match="finite"):
+        record(claim_id, bad, "ci")
+    assert not (tmp_path / "records.json").exists()
+
+
+def test_record_rejects_non_numbers(claim_id):
+    with pytest.raises(TypeError, match="str"):
+        record(claim_id, "0.5", "ci")
+
+
+@pytest.mark.parametrize(("value", "plain"), [(np.float32(0.5), 0.5), (np.int64(3), 3),
+                                              (np.bool_(True), True), (torch.tensor(2.5), 2.5)])
+def test_record_stores_numpy_scalars_as_plain_json(claim_id, tmp_path, value, plain):
+    out = record(claim_id, value, "ci")
+    assert out == plain and type(out) is type(plain)
+    text = (tmp_path / "records.json").read_text()
+    assert f'"value": {json.dumps(plain)}' in text
+    stored = json.loads(text)["ci"][claim_id]["value"]
+    assert stored == plain and type(stored) is type(plain)
+
+
+def test_record_rejects_bad_scale(claim_id):
+    with pytest.raises(ValueError, match="'huge'"):
+        record(claim_id, 1.0, "huge")
+
+
+def test_load_records_missing_file_is_empty(tmp_path):
+    assert load_records(tmp_path / "absent.json") == {}
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
+def test_load_records_bad_file_names_it(tmp_path, content):
+    path = tmp_path / "records.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        load_records(path)
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        load_records()  # the default path, from $INTERP_REPRO_RECORD

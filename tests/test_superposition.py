@@ -1,0 +1,196 @@
+"""Unit tests for the superposition library: data, gradients, metrics, phases, configs."""
+
+import numpy as np
+import pytest
+import torch
+
+from interp_repro.core import torch_generator
+from interp_repro.superposition import feature_dimensionality
+from interp_repro.superposition.data import sparse_features
+from interp_repro.superposition.experiments import (
+    DemoConfig,
+    IntroConfig,
+    PhaseConfig,
+    pentagon_error_degrees,
+    train_best,
+)
+from interp_repro.superposition.metrics import (
+    dimensions_per_feature,
+    longest_plateau,
+    nearest_fraction_share,
+    superposition,
+)
+from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.phase import (
+    analytic_phase_2_1,
+    empirical_phase,
+    superposition_density_bound,
+)
+from interp_repro.superposition.train import instance_loss, loss_gradients
+
+
+def polygon(k: int) -> np.ndarray:
+    """k unit vectors in 2-D at equal angles, as a (2, k) W."""
+    angles = 2 * np.pi * np.arange(k) / k
+    return np.stack([np.cos(angles), np.sin(angles)])
+
+
+# --- data -----------------------------------------------------------------------------------------
+
+def test_sparse_features_density_and_values():
+    density = torch.tensor([1.0, 0.3, 0.02])
+    x = sparse_features(density, 20_000, 50, torch_generator(0))
+    present = (x > 0).float().mean(dim=(1, 2))
+    assert torch.allclose(present, density, atol=0.005)
+    values = x[1][x[1] > 0]
+    assert values.max() <= 1.0
+    assert abs(values.mean().item() - 0.5) < 0.01  # uniform on (0, 1]
+    assert abs(values.var().item() - 1 / 12) < 0.005
+
+
+def test_sparse_features_signed_and_pairs():
+    gen = torch_generator(1)
+    x = sparse_features(torch.tensor([0.5]), 20_000, 4, gen, signed=True)
+    nz = x[x != 0]
+    assert nz.min() >= -1 and nz.max() <= 1 and abs(nz.mean().item()) < 0.02
+    corr = sparse_features(torch.tensor([0.2]), 20_000, 4, gen, correlation="correlated")[0]
+    assert torch.equal(corr[:, 0] > 0, corr[:, 1] > 0)
+    anti = sparse_features(torch.tensor([0.2]), 20_000, 4, gen, correlation="anticorrelated")[0]
+    assert not ((anti[:, 0] > 0) & (anti[:, 1] > 0)).any()
+    assert abs((anti[:, 0] > 0).float().mean().item() - 0.2) < 0.01
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    (dict(correlation="weird"), "unknown correlation"),
+    (dict(correlation="correlated", n_features=3), "odd"),
+    (dict(correlation="anticorrelated", density=torch.tensor([0.8])), "density <= 0.5"),
+])
+def test_sparse_features_bad_input(kwargs, match):
+    args = dict(density=torch.tensor([0.1]), batch=4, n_features=4, generator=torch_generator(0))
+    with pytest.raises(ValueError, match=match):
+        sparse_features(**(args | kwargs))
+
+
+def test_same_seed_same_batch():
+    a = sparse_features(torch.tensor([0.1, 0.5]), 64, 10, torch_generator(7))
+    b = sparse_features(torch.tensor([0.1, 0.5]), 64, 10, torch_generator(7))
+    assert torch.equal(a, b)
+
+
+# --- model and gradients --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["linear", "relu", "hidden_relu", "abs"])
+def test_hand_written_gradients_match_autograd(kind):
+    gen = torch_generator(3)
+    model = ToyModel(3, 7, 4, kind, gen)
+    with torch.no_grad():
+        model.b.normal_(generator=gen)  # make some outputs negative so ReLU masks matter
+    x = sparse_features(torch.tensor([1.0, 0.5, 0.2]), 32, 7, gen, signed=kind == "abs")
+    importance = torch.rand(3, 1, 7, generator=gen)
+    instance_loss(model, x, importance).sum().backward()
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
+    loss_gradients(model, x, importance)
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(p.grad, expected[name], rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_unknown_kind():
+    with pytest.raises(ValueError, match="unknown model kind 'tanh'"):
+        ToyModel(1, 2, 1, "tanh", torch_generator(0))
+
+
+def test_training_is_deterministic_and_learns():
+    kwargs = dict(seeds=2, steps=300, batch=256, seed=5, desc="test")
+    a = train_best("relu", 5, 2, 0.9 ** np.arange(5), np.array([1.0]), **kwargs)
+    b = train_best("relu", 5, 2, 0.9 ** np.arange(5), np.array([1.0]), **kwargs)
+    np.testing.assert_array_equal(a["W"], b["W"])
+    untrained = (0.9 ** np.arange(5)).sum() / 3  # E[x^2] = 1/3 per feature with x' = 0
+    assert a["loss"][0] < 0.6 * untrained
+
+
+@pytest.mark.parametrize(("density", "match"), [(0.0, "density"), (1.5, "density"),
+                                                (-0.2, "density")])
+def test_train_best_rejects_bad_density(density, match):
+    with pytest.raises(ValueError, match=match):
+        train_best("relu", 5, 2, np.ones(5), np.array([density]), seeds=1, steps=1, batch=4,
+                   seed=0, desc="x")
+
+
+def test_train_best_rejects_negative_sizes():
+    with pytest.raises(ValueError, match="n_features must be a positive integer, got -5"):
+        train_best("relu", -5, 2, np.ones(5), np.array([0.5]), seeds=1, steps=1, batch=4, seed=0,
+                   desc="x")
+
+
+# --- metrics --------------------------------------------------------------------------------------
+
+def test_feature_dimensionality_of_known_shapes():
+    np.testing.assert_allclose(feature_dimensionality(np.eye(3)), [1, 1, 1])
+    np.testing.assert_allclose(feature_dimensionality(polygon(2)), [0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(feature_dimensionality(polygon(3)), [2 / 3] * 3)
+    np.testing.assert_allclose(feature_dimensionality(polygon(5)), [0.4] * 5)
+    tetra = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]).T / np.sqrt(3)
+    np.testing.assert_allclose(feature_dimensionality(tetra), [0.75] * 4)
+
+
+def test_feature_dimensionality_zero_feature_and_scale():
+    W = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])  # feature 2 unlearned
+    d = feature_dimensionality(W)
+    assert d[2] == 0 and not np.isnan(d).any()
+    np.testing.assert_allclose(d[:2], [1, 1])
+    batched = feature_dimensionality(np.stack([W, 3 * W]))  # scale-free, batched
+    np.testing.assert_allclose(batched[0], batched[1])
+    with pytest.raises(ValueError, match="shape"):
+        feature_dimensionality(np.ones(3))
+
+
+def test_dimensions_per_feature_and_superposition():
+    assert dimensions_per_feature(np.eye(4)) == pytest.approx(1.0)
+    assert dimensions_per_feature(polygon(2)) == pytest.approx(1.0)  # m=2, two unit features
+    assert dimensions_per_feature(polygon(4)) == pytest.approx(0.5)
+    np.testing.assert_allclose(superposition(np.eye(3)), 0, atol=1e-12)
+    np.testing.assert_allclose(superposition(polygon(2)[:1] * 0 + [[1.0, -1.0]]), [1.0, 1.0])
+
+
+def test_fraction_share_and_plateau():
+    assert nearest_fraction_share([1.0, 0.5, 0.4, 0.0]) == 1.0
+    assert nearest_fraction_share([0.58, 0.87, 0.5]) == pytest.approx(1 / 3)
+    x = np.array([1, 2, 4, 8, 16, 32])
+    y = np.array([1.0, 0.5, 0.52, 0.3, 0.49, 0.5])
+    assert longest_plateau(x, y, 0.5, 0.05) == (2, 4)  # ties on ratio go to the first run
+    assert np.isnan(longest_plateau(x, y, 0.9, 0.01)[0])
+
+
+def test_pentagon_error():
+    assert pentagon_error_degrees(polygon(5)) == pytest.approx(0, abs=1e-9)
+    assert pentagon_error_degrees(polygon(5)[:, [0, 1, 2, 3, 3]]) == pytest.approx(72)
+
+
+# --- phases ---------------------------------------------------------------------------------------
+
+def test_analytic_phase_2_1():
+    assert superposition_density_bound(1.0) == pytest.approx(4 / 7, abs=1e-4)
+    assert analytic_phase_2_1(1.0, 0.5) == 0  # dense, unimportant extra feature: dropped
+    assert analytic_phase_2_1(1.0, 2.0) == 2  # dense, important extra feature: alone
+    assert analytic_phase_2_1(0.05, 1.0) == 1  # sparse: superposition
+
+
+def test_empirical_phase():
+    W = np.array([[[1.0, 0.0]], [[0.9, -0.9]], [[0.05, 1.0]]])  # (3, m=1, n=2)
+    np.testing.assert_array_equal(empirical_phase(W), [0, 1, 2])
+
+
+# --- configs --------------------------------------------------------------------------------------
+
+def test_presets_validate():
+    assert IntroConfig.preset("ci").steps < IntroConfig.preset("book").steps
+    with pytest.raises(ValueError, match="unknown scale 'huge'"):
+        IntroConfig.preset("huge")
+    with pytest.raises(ValueError, match="densities must lie in"):
+        IntroConfig.preset("ci", densities=(1.0, 0.0))
+    with pytest.raises(ValueError, match="steps must be a positive integer, got -1"):
+        DemoConfig.preset("ci", steps=-1)
+    with pytest.raises(ValueError, match="n_hidden < n_features"):
+        PhaseConfig.preset("ci", n_hidden=2)
+    with pytest.raises(ValueError, match="no field"):
+        PhaseConfig.preset("ci", gird=3)
