@@ -194,3 +194,15 @@ def test_presets_validate():
         PhaseConfig.preset("ci", n_hidden=2)
     with pytest.raises(ValueError, match="no field"):
         PhaseConfig.preset("ci", gird=3)
+
+
+def test_config_rejects_negative_feature_count():
+    with pytest.raises(ValueError, match="n_features must be a positive integer, got -4"):
+        IntroConfig.preset("ci", n_features=-4)
+
+
+def test_train_best_cuda_absent_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        train_best("relu", 5, 2, np.ones(5), np.array([0.5]), seeds=1, steps=1, batch=4, seed=0,
+                   desc="x", device="cuda")

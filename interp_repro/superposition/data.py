@@ -20,7 +20,8 @@ def sparse_features(density: torch.Tensor, batch: int, n_features: int, generato
     ``correlation``: ``none`` (independent features); ``correlated`` (features 2j and 2j+1 are present
     together, §"Correlated and anticorrelated features"); ``anticorrelated`` (at most one of each pair
     is present, each with probability p, so p <= 1/2). ``out``: an optional (K, batch, n) float32
-    buffer to fill, which saves allocating (and page-faulting) a fresh tensor every step.
+    buffer that independent features are drawn into, which saves allocating (and page-faulting) a
+    fresh tensor every step; correlated pairs ignore it.
     """
     if correlation not in CORRELATIONS:
         raise ValueError(f"unknown correlation {correlation!r}: choose one of {CORRELATIONS}")

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from interp_repro.core import cached, check_fraction, check_positive_int, check_scale
+from interp_repro.core import cached, check_fraction, check_positive_int, check_scale, select_device
 from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
     dimensions_per_feature,
@@ -50,7 +50,7 @@ class Preset:
 
 
 def _check_common(cfg) -> None:
-    for name in ("steps", "batch", "seeds"):
+    for name in ("n_features", "n_hidden", "steps", "batch", "seeds", "grid", "points", "n_pairs"):
         if hasattr(cfg, name):
             check_positive_int(name, getattr(cfg, name))
     if getattr(cfg, "seed", 0) < 0:
@@ -59,9 +59,10 @@ def _check_common(cfg) -> None:
 
 def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
                seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
-               correlation: str = "none", snapshot_every: int | None = None) -> Arrays:
+               correlation: str = "none", snapshot_every: int | None = None,
+               device: str = "cpu") -> Arrays:
     """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
-    batched program and keep the lowest-loss one per point.
+    batched program on ``device`` and keep the lowest-loss one per point.
 
     Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
     """
@@ -74,7 +75,7 @@ def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.nd
     importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
     rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
     rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
-    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed))
+    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed)).to(select_device(device))
     res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
                 correlation=correlation, snapshot_every=snapshot_every, desc=desc)
     all_loss = res.loss.reshape(points, seeds)
@@ -102,15 +103,15 @@ class IntroConfig(Preset):
     n_hidden: int = 2
     importance_decay: float = 0.9
     densities: tuple[float, ...] = _log_densities(1.0, 0.05, 10)
-    seeds: int = 8
-    steps: int = 10_000
+    seeds: int = 6
+    steps: int = 6000
     batch: int = 1024
     seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(densities=_log_densities(1.0, 0.05, 6), seeds=4, steps=3000),
         "book": dict(),
-        "paper": dict(densities=_log_densities(1.0, 0.05, 20), seeds=16),
+        "paper": dict(densities=_log_densities(1.0, 0.05, 20), seeds=16, steps=10_000),
     }
 
     def __post_init__(self):
@@ -163,8 +164,8 @@ class DemoConfig(Preset):
 
     sizes: tuple[tuple[int, int, float], ...] = ((20, 5, 0.7), (80, 20, 0.9))
     sparsities: tuple[float, ...] = SPARSITIES
-    seeds: int = 3
-    steps: int = 10_000
+    seeds: int = 1
+    steps: int = 6000
     batch: int = 1024
     seed: int = 0
 
@@ -224,7 +225,7 @@ class PhaseConfig(Preset):
     n_features: int = 2
     n_hidden: int = 1
     grid: int = 20
-    seeds: int = 6
+    seeds: int = 4
     steps: int = 3000
     batch: int = 512
     lr: float = 1e-2
@@ -296,7 +297,7 @@ class GeometryConfig(Preset):
 
     n_features: int = 200
     n_hidden: int = 20
-    points: int = 16
+    points: int = 12
     max_inverse_density: float = 100.0
     steps: int = 6000
     batch: int = 512
@@ -389,7 +390,7 @@ class CorrelationConfig(Preset):
     n_hidden: int = 2
     density: float = 0.05
     seeds: int = 8
-    steps: int = 10_000
+    steps: int = 6000
     batch: int = 1024
     seed: int = 0
 
@@ -437,16 +438,16 @@ def correlation_claims(res: dict[str, Arrays]) -> dict[str, Any]:
 class PrivilegedConfig(Preset):
     """h = ReLU(W x), x' = ReLU(W^T h + b); n = 10, m = 5, I_i = 0.75^i (§"Privileged basis").
 
-    ``ci`` trains 3,000 steps instead of 10,000, with a learning rate of 1e-2 instead of 1e-3 so
-    that the dense model still settles in that budget.
+    ``ci`` trains 3,000 steps, with a learning rate of 1e-2 instead of the paper's 1e-3 so that
+    the dense model still settles in that budget.
     """
 
     n_features: int = 10
     n_hidden: int = 5
     importance_decay: float = 0.75
     densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01)
-    seeds: int = 20
-    steps: int = 10_000
+    seeds: int = 10
+    steps: int = 6000
     batch: int = 1024
     lr: float = 1e-3
     seed: int = 0
@@ -454,7 +455,7 @@ class PrivilegedConfig(Preset):
     PRESETS: ClassVar = {
         "ci": dict(densities=(1.0, 0.1, 0.01), seeds=6, steps=3000, lr=1e-2),
         "book": dict(),
-        "paper": dict(seeds=200),
+        "paper": dict(seeds=200, steps=10_000),
     }
 
     def __post_init__(self):
@@ -499,7 +500,7 @@ class AbsConfig(Preset):
     importance_decay: float = 0.8
     densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001)
     seeds: int = 8
-    steps: int = 10_000
+    steps: int = 6000
     batch: int = 1024
     seed: int = 0
 

@@ -129,7 +129,7 @@ def dynamics_plot(res: dict):
         ax.axhline(v, color="grey", ls=":", lw=0.6)
     ax.set(ylabel="D_i per feature")
     ax2.plot(res["step"], res["loss"], color="k", lw=1)
-    ax2.set(xlabel="training step", ylabel="loss", yscale="log")
+    ax2.set(xlabel="training step", ylabel="loss on the batch")
     fig.tight_layout()
     return fig
 

@@ -80,32 +80,34 @@ def train(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, s
     check_positive_int("steps", steps)
     check_positive_int("batch", batch)
     k, n = model.n_instances, model.W.shape[2]
-    importance = torch.as_tensor(importance, dtype=torch.float32).expand(k, n).reshape(k, 1, n)
-    density = torch.as_tensor(density, dtype=torch.float32)
+    device = model.W.device
+    importance = torch.as_tensor(importance, dtype=torch.float32, device=device)
+    importance = importance.expand(k, n).reshape(k, 1, n)
+    density = torch.as_tensor(density, dtype=torch.float32, device=device)
     if density.shape != (k,):
         raise ValueError(f"density must have shape ({k},), one per instance, got {tuple(density.shape)}")
-    gen = torch_generator(seed)
+    gen = torch_generator(seed, device)
     signed = model.kind == "abs"
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     snaps, snap_steps, snap_loss = [], [], []
-    x_buf = torch.empty(k, batch, n)
-    work = (torch.empty(k, batch, n), torch.empty(k, batch, n, dtype=torch.bool))
+    x_buf = torch.empty(k, batch, n, device=device)
+    work = (torch.empty_like(x_buf), torch.empty_like(x_buf, dtype=torch.bool))
     for step in progress(range(steps), desc=desc, quiet=quiet):
         x = sparse_features(density, batch, n, gen, signed=signed, correlation=correlation,
                             out=x_buf)
         if snapshot_every and (step % snapshot_every == 0 or step == steps - 1):
             snap_steps.append(step)
-            snaps.append(model.W.detach().clone().numpy())
+            snaps.append(model.W.detach().cpu().numpy().copy())
             with torch.no_grad():
-                snap_loss.append(instance_loss(model, x, importance).numpy())
+                snap_loss.append(instance_loss(model, x, importance).cpu().numpy())
         loss_gradients(model, x, importance, work)
         opt.step()
     final = evaluate(model, importance, density, seed=seed + 1, correlation=correlation)
     return TrainResult(
-        W=model.W.detach().numpy().copy(),
-        b=model.b.detach()[:, 0].numpy().copy(),
+        W=model.W.detach().cpu().numpy().copy(),
+        b=model.b.detach()[:, 0].cpu().numpy().copy(),
         loss=final,
-        W_out=None if model.W_out is None else model.W_out.detach().numpy().copy(),
+        W_out=None if model.W_out is None else model.W_out.detach().cpu().numpy().copy(),
         snapshot_steps=np.array(snap_steps) if snapshot_every else None,
         snapshot_W=np.stack(snaps) if snapshot_every else None,
         snapshot_loss=np.stack(snap_loss) if snapshot_every else None,
@@ -116,11 +118,11 @@ def train(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, s
 def evaluate(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, seed: int,
              batches: int = 8, batch: int = 1024, correlation: str = "none") -> np.ndarray:
     """Mean per-instance loss over ``batches`` fresh batches drawn from ``seed``."""
-    gen = torch_generator(seed)
+    gen = torch_generator(seed, model.W.device)
     n = model.W.shape[2]
-    total = torch.zeros(model.n_instances)
+    total = torch.zeros(model.n_instances, device=model.W.device)
     for _ in range(batches):
         x = sparse_features(density, batch, n, gen, signed=model.kind == "abs",
                             correlation=correlation)
         total += instance_loss(model, x, importance)
-    return (total / batches).numpy()
+    return (total / batches).cpu().numpy()
