@@ -25,6 +25,7 @@ from interp_repro.superposition.metrics import (
 )
 from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.phase import (
+    analytic_losses_2_1,
     analytic_phase_2_1,
     empirical_phase,
     superposition_density_bound,
@@ -288,6 +289,18 @@ def phase_claims(res: Arrays) -> dict[str, Any]:
     }
 
 
+def superposition_above_bound(res: Arrays) -> list[dict[str, float]]:
+    """The 2 -> 1 cells above the density bound that trained into superposition, each with its
+    trained loss beside the lowest of the three analytic candidate losses."""
+    rows = []
+    bound = superposition_density_bound(1.0)
+    for i, j in np.argwhere((res["phase"] == 1) & (res["density"][:, None] > bound)):
+        s, r = res["density"][i], res["importance"][j]
+        rows.append({"density": float(s), "r": float(r), "trained loss": float(res["loss"][i, j]),
+                     "best analytic loss": float(analytic_losses_2_1(s, r).min())})
+    return rows
+
+
 # --- (d) geometry and (f) learning dynamics ----------------------------------------------------
 
 @dataclass(frozen=True)
@@ -446,8 +459,8 @@ class PrivilegedConfig(Preset):
     n_hidden: int = 5
     importance_decay: float = 0.75
     densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01)
-    seeds: int = 10
-    steps: int = 6000
+    seeds: int = 6
+    steps: int = 10_000
     batch: int = 1024
     lr: float = 1e-3
     seed: int = 0
@@ -455,7 +468,7 @@ class PrivilegedConfig(Preset):
     PRESETS: ClassVar = {
         "ci": dict(densities=(1.0, 0.1, 0.01), seeds=6, steps=3000, lr=1e-2),
         "book": dict(),
-        "paper": dict(seeds=200, steps=10_000),
+        "paper": dict(seeds=200),
     }
 
     def __post_init__(self):
