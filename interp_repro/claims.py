@@ -143,13 +143,12 @@ def check_records(scale: str, records: dict | None = None, study: str | None = N
     check_scale(scale)
     records = load_records() if records is None else records
     at_scale = records.get(scale, {})
-    lib = library_fingerprint()
     outcomes = []
     for claim in load_claims().values():
         if study is not None and claim.study != study:
             continue
         entry = at_scale.get(claim.id)
-        if entry is not None and current_only and entry.get("lib") != lib:
+        if entry is not None and current_only and entry.get("lib") != library_fingerprint(claim.study):
             entry = None
         outcomes.append(Outcome(claim, scale, None if entry is None else entry["value"]))
     return outcomes

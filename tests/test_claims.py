@@ -148,7 +148,7 @@ def test_check_passes_and_describe(check, text, passing, failing):
 
 
 def _records(value, lib=None, scale="ci", claim_id=CID):
-    return {scale: {claim_id: {"value": value, "lib": lib or library_fingerprint()}}}
+    return {scale: {claim_id: {"value": value, "lib": lib or library_fingerprint("superposition")}}}
 
 
 @pytest.mark.parametrize(("value", "result"), [(0.7, "pass"), (0.2, "FAIL")])

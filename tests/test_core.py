@@ -287,7 +287,7 @@ def test_cache_key_changes_with_library_fingerprint(monkeypatch):
     compute = Counter()
     key = cache_key("ns", {"n": 3})
     cached("ns", {"n": 3}, compute)
-    monkeypatch.setattr(cache_mod, "library_fingerprint", lambda: "9.9+feedfacecafe")
+    monkeypatch.setattr(cache_mod, "library_fingerprint", lambda study=None: "9.9+feedfacecafe")
     assert cache_key("ns", {"n": 3}) != key
     cached("ns", {"n": 3}, compute)
     assert compute.calls == 2
@@ -316,7 +316,7 @@ def test_record_writes_value_under_scale_and_id(claim_id, tmp_path):
     data = json.loads((tmp_path / "records.json").read_text())
     assert data["ci"][claim_id]["value"] == 0.75
     assert data["book"][claim_id]["value"] == 0.5
-    assert data["ci"][claim_id]["lib"] == library_fingerprint()
+    assert data["ci"][claim_id]["lib"] == library_fingerprint(claim_id.split(".")[0])
     assert "recorded_at" in data["ci"][claim_id]
     assert load_records() == data
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
@@ -373,3 +373,24 @@ def test_load_records_bad_file_names_it(tmp_path, content):
         load_records(path)
     with pytest.raises(ValueError, match=re.escape(str(path))):
         load_records()  # the default path, from $INTERP_REPRO_RECORD
+
+
+def test_fingerprint_covers_shared_code_and_only_its_own_study():
+    from pathlib import Path
+
+    import interp_repro.core.cache as cache_mod
+
+    root = Path(cache_mod.__file__).resolve().parents[1]
+    other = root / "zz_fingerprint_probe"
+    library_fingerprint.cache_clear()
+    before_study, before_shared = library_fingerprint("superposition"), library_fingerprint()
+    other.mkdir()
+    try:
+        (other / "mod.py").write_text("X = 1\n")
+        library_fingerprint.cache_clear()
+        assert library_fingerprint("superposition") == before_study  # another folder: no effect
+        assert library_fingerprint("zz_fingerprint_probe") != before_shared
+    finally:
+        (other / "mod.py").unlink()
+        other.rmdir()
+        library_fingerprint.cache_clear()

@@ -1,5 +1,8 @@
 """On-disk results cache keyed by a hash of (namespace, config, library fingerprint).
 
+The namespace starts with the study's name (``superposition/intro``), so the fingerprint covers
+that study's code and the shared code only.
+
 Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles). Writes go to a temporary
 file that is renamed into place, so a reader never sees half an entry. An entry that cannot be read,
 or whose header does not match its key, is deleted and recomputed with a warning.
@@ -31,20 +34,30 @@ def cache_dir() -> Path:
 
 
 @cache
-def library_fingerprint() -> str:
-    """Package version plus a hash of every library Python file.
+def library_fingerprint(study: str | None = None) -> str:
+    """Package version plus a hash of the library code that ``study``'s results depend on.
 
-    Any edit to the library changes it, so cached results never outlive the code that made them.
+    That code is every top-level module and ``core/``, plus the study's own subpackage when one is
+    named. Editing it changes the fingerprint, so cached results and recorded claims never outlive
+    the code that made them, while editing one study leaves the others' caches valid.
     """
     from interp_repro import __version__
 
     root = Path(__file__).resolve().parents[1]
+    folders = {"core"} | ({study} if study else set())
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.suffix == ".py" and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if "__pycache__" in rel.parts or (len(rel.parts) > 1 and rel.parts[0] not in folders):
+            continue
+        digest.update(str(rel).encode())
+        digest.update(path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def _study_of(namespace: str) -> str | None:
+    first = namespace.split("/")[0]
+    return first if (Path(__file__).resolve().parents[1] / first).is_dir() else None
 
 
 def _jsonable(config: Any) -> Any:
@@ -65,7 +78,8 @@ def _jsonable(config: Any) -> Any:
 def cache_key(namespace: str, config: Any) -> str:
     """Hex digest identifying ``config`` under ``namespace`` for this library fingerprint."""
     payload = json.dumps(
-        {"ns": namespace, "config": _jsonable(config), "lib": library_fingerprint()},
+        {"ns": namespace, "config": _jsonable(config),
+         "lib": library_fingerprint(_study_of(namespace))},
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
@@ -91,7 +105,7 @@ def _read(path: Path, key: str) -> Arrays:
 
 def _write(path: Path, key: str, arrays: Arrays) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = json.dumps({"key": key, "arrays": sorted(arrays), "lib": library_fingerprint()})
+    header = json.dumps({"key": key, "arrays": sorted(arrays)})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:

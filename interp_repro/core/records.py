@@ -68,7 +68,7 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     data.setdefault(scale, {})[claim_id] = {
         "value": value,
         "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "lib": library_fingerprint(),
+        "lib": library_fingerprint(claims[claim_id].study),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
