@@ -19,9 +19,13 @@ def embeddings_2d(W: np.ndarray, titles: list[str], importance: np.ndarray | Non
                   bias: np.ndarray | None = None):
     """Feature directions W_i in a 2-D hidden space, one panel per model; colour = importance."""
     k = W.shape[0]
-    fig, axes = plt.subplots(1, k, figsize=(2.2 * k, 2.6), squeeze=False)
+    cols = min(k, 5)
+    rows = -(-k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.2 * cols, 2.6 * rows), squeeze=False)
+    for ax in axes.flat[k:]:
+        ax.set_visible(False)
     colours = plt.cm.viridis(np.linspace(0, 0.9, W.shape[-1]))
-    for j, ax in enumerate(axes[0]):
+    for j, ax in enumerate(axes.flat[:k]):
         for i in range(W.shape[-1]):
             ax.plot([0, W[j, 0, i]], [0, W[j, 1, i]], color=colours[i], lw=2)
             ax.scatter(W[j, 0, i], W[j, 1, i], color=colours[i], s=14, zorder=3)
