@@ -38,8 +38,9 @@ def library_fingerprint(study: str | None = None) -> str:
     """Package version plus a hash of the library code that ``study``'s results depend on.
 
     That code is every top-level module and ``core/``, plus the study's own subpackage when one is
-    named. Editing it changes the fingerprint, so cached results and recorded claims never outlive
-    the code that made them, while editing one study leaves the others' caches valid.
+    named, except ``plots.py`` modules, which only draw cached arrays. Editing it changes the
+    fingerprint, so cached results and recorded claims never outlive the code that made them,
+    while editing one study (or a figure) leaves the other caches valid.
     """
     from interp_repro import __version__
 
@@ -48,7 +49,7 @@ def library_fingerprint(study: str | None = None) -> str:
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
-        if "__pycache__" in rel.parts or (len(rel.parts) > 1 and rel.parts[0] not in folders):
+        if rel.name == "plots.py" or (len(rel.parts) > 1 and rel.parts[0] not in folders):
             continue
         digest.update(str(rel).encode())
         digest.update(path.read_bytes())
