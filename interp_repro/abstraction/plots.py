@@ -1,0 +1,84 @@
+"""Figures for the abstraction chapters. Each function takes computed arrays and returns a Figure."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def alpha_over_time(curves: dict[str, tuple[np.ndarray, np.ndarray]],
+                    theory: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                    alpha_inf: float | None = None, title: str = ""):
+    """alpha(t) on a log time axis: simulations as markers, theory as lines, terminal law dashed."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for i, (label, (t, a)) in enumerate(curves.items()):
+        keep = t > 0
+        ax.plot(t[keep], a[keep], "o", ms=3, color=f"C{i}", label=f"{label} (simulation)")
+    for i, (label, (t, a)) in enumerate((theory or {}).items()):
+        keep = t > 0
+        ax.plot(t[keep], a[keep], "-", lw=1.5, color=f"C{i}", label=f"{label} (theory)")
+    if alpha_inf is not None:
+        ax.axhline(alpha_inf, color="k", ls="--", lw=1, label=r"terminal law $\alpha_\infty$")
+    ax.set(xscale="log", xlabel="training time t (learning rate x steps)", ylabel=r"abstraction $\alpha$",
+           title=title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def terminal_heatmap(nu: np.ndarray, alpha: np.ndarray):
+    """The terminal law alpha_inf over a (nu_x, nu_y) grid."""
+    fig, ax = plt.subplots(figsize=(4.6, 3.8))
+    mesh = ax.pcolormesh(nu, nu, alpha, cmap="viridis", vmin=0, vmax=1, shading="nearest")
+    ax.contour(nu, nu, alpha, levels=[0.25, 0.5, 0.75, 0.9], colors="w", linewidths=0.7)
+    fig.colorbar(mesh, ax=ax, label=r"$\alpha_\infty$")
+    ax.set(xlabel=r"target inverse SNR $\nu_y$", ylabel=r"input inverse SNR $\nu_x$", aspect="equal")
+    fig.tight_layout()
+    return fig
+
+
+def max_alpha_plot(kappas: np.ndarray, best: np.ndarray, alpha_inf: float, alpha_x: float,
+                   t: np.ndarray, trajectories: dict[float, np.ndarray]):
+    """Left: max_t alpha(t) against the init scale kappa. Right: alpha(t) for a few kappas."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
+    ax.plot(kappas, best, "k-o", ms=3)
+    ax.axhline(alpha_inf, color="C3", ls="--", lw=1, label=r"$\alpha_\infty$")
+    ax.axhline(alpha_x, color="grey", ls=":", lw=1, label=r"$\alpha_x$ (input)")
+    ax.set(xscale="log", xlabel=r"init scale $\kappa$", ylabel=r"max$_t\ \alpha(t)$")
+    ax.legend(fontsize=8)
+    keep = t > 0
+    for kappa, a in trajectories.items():
+        ax2.plot(t[keep], a[keep], label=rf"$\kappa$ = {kappa:g}")
+    ax2.axhline(alpha_inf, color="C3", ls="--", lw=1)
+    ax2.set(xscale="log", xlabel="time t", ylabel=r"$\alpha(t)$")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def layer_profiles(profiles: dict[int, np.ndarray], theory: dict[int, np.ndarray] | None = None):
+    """arctanh(alpha) against the relative layer l/L for several depths (simulation markers,
+    theory lines)."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for i, (L, a) in enumerate(profiles.items()):
+        x = np.arange(L + 1) / L
+        ax.plot(x, np.arctanh(np.clip(a, -0.999999, 0.999999)), "o", color=f"C{i}", label=f"L = {L}")
+        if theory is not None and L in theory:
+            ax.plot(x, np.arctanh(np.clip(theory[L], -0.999999, 0.999999)), "-", color=f"C{i}", lw=1)
+    ax.set(xlabel="relative depth l / L (0 = input)", ylabel=r"arctanh $\alpha^{(l)}$")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def attenuation_scatter(results: dict[str, tuple[np.ndarray, np.ndarray]], max_points: int = 3000):
+    """|alpha_K| (after the nonlinearity) against |alpha_Q| (before), one panel per kernel map;
+    the attenuation law says every point lies on or below the diagonal."""
+    k = len(results)
+    fig, axes = plt.subplots(1, k, figsize=(3.2 * k, 3.2), squeeze=False)
+    for ax, (name, (aK, aQ)) in zip(axes[0], results.items(), strict=True):
+        ax.plot(aQ[:max_points], aK[:max_points], ".", ms=2, alpha=0.5)
+        ax.plot([0, 1], [0, 1], "k--", lw=1)
+        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title=name,
+               xlabel=r"$|\alpha_Q|$ pre-activation")
+    axes[0, 0].set_ylabel(r"$|\alpha_K|$ post-activation")
+    fig.tight_layout()
+    return fig
