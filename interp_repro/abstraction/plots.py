@@ -82,3 +82,37 @@ def attenuation_scatter(results: dict[str, tuple[np.ndarray, np.ndarray]], max_p
     axes[0, 0].set_ylabel(r"$|\alpha_K|$ post-activation")
     fig.tight_layout()
     return fig
+
+
+def pre_post(res: dict, activations: tuple[str, ...], title: str = ""):
+    """alpha(t) of pre-activations (dashed) and post-activations (solid), one colour per activation."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    t = res["t"]
+    keep = t > 0
+    for i, act in enumerate(activations):
+        ax.plot(t[keep], res[f"pre__{act}"][keep], "--", color=f"C{i}", lw=1.2)
+        ax.plot(t[keep], res[f"post__{act}"][keep], "-", color=f"C{i}", lw=1.5, label=act)
+    ax.plot([], [], "k--", lw=1, label="pre-activation")
+    ax.plot([], [], "k-", lw=1, label="post-activation")
+    ax.set(xscale="log", xlabel="time t", ylabel=r"abstraction $\alpha$", title=title)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def ablation_bars(res: dict):
+    """Per block: mean alpha (left) and cross-context probe accuracy (right), intact vs with that
+    block's GELU replaced by the identity; error bars are the standard deviation over seeds."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    blocks = np.arange(res["alpha_intact"].shape[1])
+    for ax, key, label in ((axes[0], "alpha", r"abstraction $\alpha$"),
+                           (axes[1], "probe", "cross-context probe accuracy")):
+        for j, (state, colour) in enumerate((("intact", "C0"), ("ablated", "C3"))):
+            per_seed = res[f"{key}_{state}"].mean(-1)  # (seeds, blocks), mean over concepts
+            ax.bar(blocks + (j - 0.5) * 0.38, per_seed.mean(0), 0.38, yerr=per_seed.std(0),
+                   color=colour, label=state, capsize=3)
+        ax.set(xticks=blocks, xticklabels=[f"block {b + 1}" for b in blocks], ylabel=label)
+        ax.legend(fontsize=8)
+    axes[1].set_ylim(0.4, 1.0)
+    fig.tight_layout()
+    return fig

@@ -6,13 +6,14 @@ point where the paper does, caches the arrays on disk and returns them as a dict
 function turns those arrays into the headline numbers that ``claims.toml`` checks.
 """
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
-from interp_repro.core import cached, check_fraction, check_positive_int, check_scale, select_device
+from interp_repro.core import cached, check_fraction, check_positive_int, select_device
+from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
     dimensions_per_feature,
@@ -33,21 +34,6 @@ from interp_repro.superposition.phase import (
 from interp_repro.superposition.train import train
 
 Arrays = dict[str, np.ndarray]
-
-
-class Preset:
-    """Mixin: ``Config.preset(scale, **overrides)`` from the class's ``PRESETS`` table."""
-
-    PRESETS: ClassVar[dict[str, dict[str, Any]]]
-
-    @classmethod
-    def preset(cls, scale: str, **overrides):
-        check_scale(scale)
-        names = {f.name for f in fields(cls)}
-        unknown = set(overrides) - names
-        if unknown:
-            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}; fields: {sorted(names)}")
-        return replace(cls(**cls.PRESETS[scale]), **overrides)
 
 
 def _check_common(cfg) -> None:

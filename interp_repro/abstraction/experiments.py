@@ -1,0 +1,410 @@
+"""The experiments of the abstraction study, one config and one ``run_*`` function each.
+
+Each config has a preset per scale (``Config.preset("ci")``); any field can be overridden, which is
+how the chapters let a reader change nu_x, nu_y, kappa and depth. Simulations are cached on disk;
+the theory is exact and instant, so it is recomputed. Each ``*_claims`` function turns the arrays
+into the headline numbers that ``claims.toml`` checks.
+"""
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+from scipy.special import erf
+
+from interp_repro.abstraction.ablation import GeluNetConfig, ablation_table
+from interp_repro.abstraction.data import TwoFactorData, check_nu, two_factor_data
+from interp_repro.abstraction.kernels import (
+    attenuation_check,
+    erf_kernel,
+    gelu,
+    gelu_kernel,
+    leaky_relu_kernel,
+    monte_carlo_kernel,
+    random_two_factor_kernels,
+    relu_kernel,
+)
+from interp_repro.abstraction.networks import (
+    LEAKY_SLOPE,
+    theory_for,
+    train_deep_linear,
+    train_linear,
+    train_nonlinear,
+)
+from interp_repro.abstraction.theory import (
+    alpha_trajectory,
+    deep_terminal,
+    default_times,
+    max_alpha,
+    nu_abstraction,
+    terminal_abstraction,
+)
+from interp_repro.core import cached, check_positive_int
+from interp_repro.core.presets import Preset
+
+Arrays = dict[str, np.ndarray]
+
+
+def _check_data_fields(cfg) -> None:
+    check_nu("nu_x", cfg.nu_x)
+    check_nu("nu_y", cfg.nu_y)
+    for name in ("n_per_class", "width", "steps", "seed_count"):
+        if hasattr(cfg, name):
+            check_positive_int(name, getattr(cfg, name))
+    for name in ("kappa", "lr", "lam"):
+        if hasattr(cfg, name) and not getattr(cfg, name) > 0:
+            raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
+
+
+def _data(cfg) -> TwoFactorData:
+    return two_factor_data(cfg.nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                           d_out=cfg.d_out, seed=cfg.seed)
+
+
+def _single_thread(fn):
+    """Run ``fn`` on one torch thread: these are thousands of steps on tiny tensors, where a second
+    thread only adds synchronisation."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return fn()
+    finally:
+        torch.set_num_threads(threads)
+
+
+# --- two-layer linear network: theory against simulation ---------------------------------------
+
+@dataclass(frozen=True)
+class LinearConfig(Preset):
+    """Two-layer linear network Z = W X with a ridge readout kept at its optimum, and with a readout
+    trained jointly, on noise-free two-factor data (2 samples per class)."""
+
+    nu_x: float = 0.5
+    nu_y: float = 0.1
+    kappa: float = 1.0
+    lam: float = 1.0
+    n_per_class: int = 2
+    d_in: int = 8
+    d_out: int = 6
+    width: int = 512
+    lr: float = 0.2
+    steps: int = 8000
+    joint_lr: float = 0.02
+    joint_steps: int = 5000
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(width=256),
+        "book": dict(),
+        "paper": dict(width=2048, steps=40_000),
+    }
+
+    def __post_init__(self):
+        _check_data_fields(self)
+
+
+def run_linear(cfg: LinearConfig) -> Arrays:
+    """Simulate both readouts and evaluate the exact theory at the recorded times.
+
+    The theory starts from the simulation's actual initial kernel (finite width), so the two can be
+    compared step for step. ``t_inf``: the terminal law alpha_inf = (1 - sqrt(nu_x nu_y)) / (1 + ...).
+    """
+    def compute() -> Arrays:
+        data = _data(cfg)
+        ridge = train_linear(data, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam, seed=cfg.seed + 1)
+        joint = train_linear(data, cfg.width, cfg.kappa, cfg.joint_lr, cfg.joint_steps, cfg.lam,
+                             seed=cfg.seed + 1, readout="joint")
+        return {"t": ridge.t, "alpha": ridge.alpha, "theory": theory_for(data, cfg.kappa, cfg.lam, ridge.t,
+                                                                      init_Q=ridge.Q0),
+                "t_joint": joint.t, "alpha_joint": joint.alpha,
+                "theory_joint": theory_for(data, cfg.kappa, cfg.lam, joint.t, init_Q=joint.Q0),
+                "alpha_inf": np.array(terminal_abstraction(cfg.nu_x, cfg.nu_y)),
+                "alpha_x": np.array(nu_abstraction(cfg.nu_x)), "alpha_y": np.array(nu_abstraction(cfg.nu_y))}
+    return cached("abstraction/linear", cfg, lambda: _single_thread(compute))
+
+
+def linear_claims(res: Arrays) -> dict[str, Any]:
+    """Theory against simulation over the whole run, and the end of the run against the terminal law."""
+    return {
+        "abstraction.theory_sim_max_gap": float(np.abs(res["alpha"] - res["theory"]).max()),
+        "abstraction.sim_terminal_gap": float(abs(res["alpha"][-1] - res["alpha_inf"])),
+    }
+
+
+def terminal_grid(n: int = 100) -> Arrays:
+    """The terminal law over an n x n grid of (nu_x, nu_y) in [0, 1]^2 (rows nu_x, columns nu_y)."""
+    nu = np.linspace(0, 1, check_positive_int("n", n))
+    return {"nu": nu, "alpha": terminal_abstraction(nu[:, None], nu[None, :])}
+
+
+# --- initialisation scale ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KappaConfig(Preset):
+    """Max alpha over training against the init scale kappa, from the exact solution (derived)."""
+
+    nu_x: float = 0.5
+    nu_y: float = 0.1
+    lam: float = 1.0
+    kappa_min: float = 1e-3
+    kappa_max: float = 10.0
+    points: int = 25
+    shown: tuple[float, ...] = (1e-3, 0.1, 1.0, 10.0)
+
+    PRESETS: ClassVar = {"ci": dict(points=9), "book": dict(), "paper": dict(points=60)}
+
+    def __post_init__(self):
+        _check_data_fields(self)
+        check_positive_int("points", self.points)
+        if not 0 < self.kappa_min < self.kappa_max:
+            raise ValueError(f"need 0 < kappa_min < kappa_max, got {self.kappa_min}, {self.kappa_max}")
+
+
+def run_kappa(cfg: KappaConfig) -> Arrays:
+    """max_t alpha(t) for each kappa, and alpha(t) for the ``shown`` kappas."""
+    kappas = np.geomspace(cfg.kappa_min, cfg.kappa_max, cfg.points)
+    t = default_times(cfg.lam, n=801)
+    return {"kappa": kappas, "max_alpha": max_alpha(cfg.nu_x, cfg.nu_y, kappas, lam=cfg.lam),
+            "t": t, "shown": np.array(cfg.shown),
+            "trajectories": alpha_trajectory(cfg.nu_x, cfg.nu_y, np.array(cfg.shown)[:, None], t[None],
+                                             lam=cfg.lam),
+            "alpha_inf": np.array(terminal_abstraction(cfg.nu_x, cfg.nu_y)),
+            "alpha_x": np.array(nu_abstraction(cfg.nu_x))}
+
+
+def kappa_claims(res: Arrays) -> dict[str, Any]:
+    """Rich (smallest kappa): the highest alpha reached; lazy (largest): how far it exceeds alpha_inf."""
+    return {"abstraction.rich_max_alpha": float(res["max_alpha"][0]),
+            "abstraction.lazy_excess": float(res["max_alpha"][-1] - res["alpha_inf"])}
+
+
+# --- depth -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DepthConfig(Preset):
+    """Deep linear networks with L = 1..max_depth hidden layers and a ridge readout, from a small
+    balanced initialisation."""
+
+    nu_x: float = 0.5
+    nu_y: float = 0.1
+    kappa: float = 0.3
+    lam: float = 1.0
+    max_depth: int = 5
+    n_per_class: int = 2
+    d_in: int = 8
+    d_out: int = 6
+    width: int = 32
+    lr: float = 0.2
+    steps: int = 2500
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(max_depth=3), "book": dict(steps=10_000),
+                         "paper": dict(width=128, steps=40_000)}
+
+    def __post_init__(self):
+        _check_data_fields(self)
+        check_positive_int("max_depth", self.max_depth)
+
+
+def run_depth(cfg: DepthConfig) -> Arrays:
+    """``profile`` (max_depth, max_depth + 1): final alpha of layers 0..L for each L (nan-padded);
+    ``last`` (max_depth, T): the last hidden layer's alpha(t); ``terminal``: the derived law per L."""
+    def compute() -> Arrays:
+        data = _data(cfg)
+        D = cfg.max_depth
+        profile = np.full((D, D + 1), np.nan)
+        last = []
+        for L in range(1, D + 1):
+            run = train_deep_linear(data, L, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
+                                    seed=cfg.seed + L)
+            profile[L - 1, :L + 1] = run.alpha[-1]
+            last.append(run.alpha[:, -1])
+            t = run.t
+        ax, ay = nu_abstraction(cfg.nu_x), nu_abstraction(cfg.nu_y)
+        return {"t": t, "profile": profile, "last": np.stack(last),
+                "terminal": np.array([deep_terminal(ax, ay, L) for L in range(1, D + 1)]),
+                "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
+    return cached("abstraction/depth", cfg, lambda: _single_thread(compute))
+
+
+def depth_profile_deviation(profile: np.ndarray) -> float:
+    """Largest gap between arctanh alpha^(l) and the straight line through its two ends, over all L."""
+    worst = 0.0
+    for row in profile:
+        a = np.arctanh(row[~np.isnan(row)])
+        L = a.size - 1
+        line = a[0] + (a[-1] - a[0]) * np.arange(L + 1) / L
+        worst = max(worst, float(np.abs(a - line).max()))
+    return worst
+
+
+def depth_claims(res: Arrays) -> dict[str, Any]:
+    """The last layer's terminal alpha rises with depth; the layer profile is linear in arctanh."""
+    last = res["last"][:, -1]
+    return {"abstraction.depth_last_layer_rises": bool(np.all(np.diff(last) > 0)),
+            "abstraction.depth_profile_deviation": depth_profile_deviation(res["profile"]),
+            "abstraction.depth_terminal_gap": float(np.abs(last - res["terminal"]).max())}
+
+
+# --- nonlinear kernel maps and the attenuation law ------------------------------------------------
+
+@dataclass(frozen=True)
+class KernelConfig(Preset):
+    """Kernel maps against Monte Carlo, and the attenuation law over random two-factor kernels."""
+
+    n_kernels: int = 10_000
+    mc_samples: int = 400_000
+    mc_kernels: int = 3
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(mc_samples=200_000, mc_kernels=2), "book": dict(),
+                         "paper": dict(n_kernels=100_000, mc_samples=2_000_000, mc_kernels=10)}
+
+    def __post_init__(self):
+        for name in ("n_kernels", "mc_samples", "mc_kernels"):
+            check_positive_int(name, getattr(self, name))
+
+
+KERNEL_MAPS = {
+    "erf": (erf_kernel, erf),
+    "ReLU": (relu_kernel, lambda z: np.maximum(z, 0.0)),
+    f"leaky ReLU ({LEAKY_SLOPE})": (lambda Q: leaky_relu_kernel(Q, LEAKY_SLOPE),
+                                    lambda z: np.where(z > 0, z, LEAKY_SLOPE * z)),
+    "GELU": (gelu_kernel, gelu),
+}
+"""Name -> (closed-form or quadrature kernel map, the activation itself for Monte Carlo)."""
+
+
+def run_kernels(cfg: KernelConfig) -> Arrays:
+    """Largest |map - Monte Carlo| per kernel map, and |alpha_K|, |alpha_Q| for the attenuation law
+    (erf, ReLU, leaky ReLU: the maps with closed forms)."""
+    def compute() -> Arrays:
+        out = {}
+        Qs = random_two_factor_kernels(cfg.mc_kernels, seed=cfg.seed, log10_range=(-1.0, 0.5))
+        for i, (name, (kmap, phi)) in enumerate(KERNEL_MAPS.items()):
+            err = max(float(np.abs(kmap(Q) - monte_carlo_kernel(phi, Q, cfg.mc_samples,
+                                                                 seed=cfg.seed + i)).max()) for Q in Qs)
+            out[f"mc_error/{name}"] = np.array(err)
+            if name != "GELU":
+                aK, aQ = attenuation_check(kmap, cfg.n_kernels, seed=cfg.seed + 100)
+                out[f"alpha_K/{name}"], out[f"alpha_Q/{name}"] = aK, aQ
+        return {k.replace("/", "__"): v for k, v in out.items()}
+    return cached("abstraction/kernels", cfg, compute)
+
+
+def attenuation_results(res: Arrays) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{kernel name: (|alpha_K|, |alpha_Q|)} from :func:`run_kernels`' arrays."""
+    return {k.removeprefix("alpha_K__"): (v, res[k.replace("alpha_K", "alpha_Q")])
+            for k, v in res.items() if k.startswith("alpha_K__")}
+
+
+def kernel_claims(res: Arrays) -> dict[str, Any]:
+    """Violations of |alpha_K| <= |alpha_Q| per closed-form map, and the worst Monte Carlo error."""
+    claims = {}
+    ids = {"erf": "erf", "ReLU": "relu", f"leaky ReLU ({LEAKY_SLOPE})": "leaky_relu"}
+    for name, (aK, aQ) in attenuation_results(res).items():
+        claims[f"abstraction.attenuation_violations_{ids[name]}"] = int((aK > aQ + 1e-9).sum())
+    claims["abstraction.kernel_mc_max_error"] = max(float(v) for k, v in res.items()
+                                                    if k.startswith("mc_error__"))
+    return claims
+
+
+# --- finite-width nonlinear networks -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class NonlinearConfig(Preset):
+    """One hidden layer with erf, ReLU, leaky ReLU or GELU and a ridge readout: abstraction of the
+    pre-activations against the post-activations during training. ``noise_x`` > 0 adds within-class
+    noise (and then ``n_per_class`` samples per class matter)."""
+
+    activations: tuple[str, ...] = ("erf", "relu", "leaky_relu", "gelu")
+    nu_x: float = 0.5
+    nu_y: float = 0.1
+    noise_x: float = 0.0
+    kappa: float = 1.0
+    lam: float = 1.0
+    n_per_class: int = 2
+    d_in: int = 8
+    d_out: int = 6
+    width: int = 512
+    lr: float = 0.2
+    steps: int = 2000
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(width=256, steps=1000), "book": dict(),
+                         "paper": dict(width=2048, steps=8000)}
+
+    def __post_init__(self):
+        _check_data_fields(self)
+
+
+def run_nonlinear(cfg: NonlinearConfig) -> Arrays:
+    """``pre/<act>`` and ``post/<act>``: alpha(t) before and after the activation; ``t``."""
+    def compute() -> Arrays:
+        data = two_factor_data(cfg.nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                               d_out=cfg.d_out, seed=cfg.seed, noise_x=cfg.noise_x)
+        out = {}
+        for act in cfg.activations:
+            run = train_nonlinear(data, act, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
+                                  seed=cfg.seed + 1)
+            out[f"pre__{act}"], out[f"post__{act}"], out["t"] = run.alpha_pre, run.alpha_post, run.t
+        return out
+    return cached("abstraction/nonlinear", cfg, lambda: _single_thread(compute))
+
+
+def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
+    """How many activations end training with |alpha_post| > |alpha_pre| (noise-free data)."""
+    ends = [abs(res[f"post__{a}"][-1]) > abs(res[f"pre__{a}"][-1]) + 1e-9 for a in activations]
+    return {"abstraction.sim_attenuation_end_violations": int(sum(ends))}
+
+
+# --- GELU ablation -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AblationConfig(Preset):
+    """A small residual GELU MLP on a two-factor task, every block's GELU replaced by the identity in
+    turn; ``net`` holds the data, model and training settings (see :class:`GeluNetConfig`)."""
+
+    net: GeluNetConfig = GeluNetConfig()
+    seeds: int = 5
+
+    PRESETS: ClassVar = {"ci": dict(seeds=3), "book": dict(seeds=10), "paper": dict(seeds=50)}
+
+    def __post_init__(self):
+        check_positive_int("seeds", self.seeds)
+
+
+def run_ablation(cfg: AblationConfig) -> Arrays:
+    """Per (seed, block, concept): alpha and cross-context probe accuracy, intact and ablated."""
+    def compute() -> Arrays:
+        table = ablation_table(cfg.net, seeds=range(cfg.seeds))
+        return {"alpha_intact": table.alpha_intact, "alpha_ablated": table.alpha_ablated,
+                "probe_intact": table.probe_intact, "probe_ablated": table.probe_ablated,
+                "test_accuracy": table.test_accuracy}
+    return cached("abstraction/ablation", cfg, lambda: _single_thread(compute))
+
+
+def ablation_claims(res: Arrays) -> dict[str, Any]:
+    """Means intact vs ablated, and the fraction of (seed, block) pairs whose score goes up."""
+    a_up = res["alpha_ablated"].mean(-1) > res["alpha_intact"].mean(-1)
+    p_up = res["probe_ablated"].mean(-1) > res["probe_intact"].mean(-1)
+    return {"abstraction.gelu_alpha_intact": float(res["alpha_intact"].mean()),
+            "abstraction.gelu_alpha_ablated": float(res["alpha_ablated"].mean()),
+            "abstraction.gelu_alpha_up_fraction": float(a_up.mean()),
+            "abstraction.gelu_probe_intact": float(res["probe_intact"].mean()),
+            "abstraction.gelu_probe_ablated": float(res["probe_ablated"].mean()),
+            "abstraction.gelu_probe_up_fraction": float(p_up.mean())}
+
+
+def run_all(scale: str) -> dict[str, Any]:
+    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
+    nonlinear = NonlinearConfig.preset(scale)
+    claims: dict[str, Any] = {}
+    claims |= linear_claims(run_linear(LinearConfig.preset(scale)))
+    claims |= kappa_claims(run_kappa(KappaConfig.preset(scale)))
+    claims |= depth_claims(run_depth(DepthConfig.preset(scale)))
+    claims |= kernel_claims(run_kernels(KernelConfig.preset(scale)))
+    claims |= nonlinear_claims(run_nonlinear(nonlinear), nonlinear.activations)
+    claims |= ablation_claims(run_ablation(AblationConfig.preset(scale)))
+    return claims
