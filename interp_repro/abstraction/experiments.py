@@ -49,7 +49,7 @@ Arrays = dict[str, np.ndarray]
 def _check_data_fields(cfg) -> None:
     check_nu("nu_x", cfg.nu_x)
     check_nu("nu_y", cfg.nu_y)
-    for name in ("n_per_class", "width", "steps", "seed_count"):
+    for name in ("n_per_class", "width", "steps"):
         if hasattr(cfg, name):
             check_positive_int(name, getattr(cfg, name))
     for name in ("kappa", "lr", "lam"):
