@@ -1,0 +1,302 @@
+"""Unit tests for the ordered real Schur form, the coupling ablations and the ablation metrics
+(Draeger 2026, §3)."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+import scipy.linalg
+from scipy.optimize import linear_sum_assignment
+
+from interp_repro.core import numpy_rng
+from interp_repro.schur_rnn import (
+    ABLATION_BLOCKS,
+    TIE_RTOL,
+    SchurReorderError,
+    ablate,
+    ablate_T,
+    block_moduli,
+    coupling_norm,
+    delta_fvu,
+    fvu,
+    ordered_real_schur,
+    schur_blocks,
+    schur_mass_removed,
+    sensitivity,
+    split_indices,
+)
+
+N = 72
+KINDS = ("gaussian", "uniform", "orthogonal", "normal")
+SUBSETS = [set(c) for k in range(4) for c in itertools.combinations(ABLATION_BLOCKS, k)]
+
+
+def orthogonal(n: int, rng: np.random.Generator) -> np.ndarray:
+    q, r = np.linalg.qr(rng.standard_normal((n, n)))
+    return q * np.sign(np.diag(r))
+
+
+def rotation_block(a: float, b: float) -> np.ndarray:
+    return np.array([[a, -b], [b, a]])
+
+
+def random_matrix(kind: str, seed: int, n: int = N) -> np.ndarray:
+    """The four initialisations of the fact sheet (Gaussian stands in for a trained dense W)."""
+    rng = numpy_rng(seed)
+    m = n**-0.5
+    if kind == "gaussian":
+        return rng.standard_normal((n, n)) * m
+    if kind == "uniform":
+        return rng.uniform(-m, m, (n, n))
+    if kind == "orthogonal":
+        return orthogonal(n, rng)
+    q = orthogonal(n, rng)
+    ab = rng.normal(0.0, 6**-0.5, (n // 2, 2))
+    return q @ scipy.linalg.block_diag(*(rotation_block(a, b) for a, b in ab)) @ q.T
+
+
+def assert_same_spectrum(A: np.ndarray, B: np.ndarray, rtol: float = 1e-8) -> None:
+    """Eigenvalues of A and B agree as multisets (matched by a minimum-cost assignment)."""
+    ea, eb = np.linalg.eigvals(A), np.linalg.eigvals(B)
+    rows, cols = linear_sum_assignment(np.abs(ea[:, None] - eb[None, :]))
+    scale = max(np.abs(ea).max(), 1.0)
+    assert np.abs(ea[rows] - eb[cols]).max() <= rtol * scale
+
+
+def assert_ordered_schur(W: np.ndarray, Q: np.ndarray, T: np.ndarray) -> None:
+    n = W.shape[0]
+    assert np.linalg.norm(Q @ T @ Q.T - W) <= 1e-10 * np.linalg.norm(W)
+    assert np.abs(Q.T @ Q - np.eye(n)).max() < 1e-12
+    assert not np.tril(T, -2).any()
+    sub = np.diag(T, -1) != 0
+    assert not (sub[1:] & sub[:-1]).any()
+    for start, size in schur_blocks(T):
+        if size == 2:  # LAPACK's standard form: equal diagonal, off-diagonals of opposite signs
+            assert T[start, start] == T[start + 1, start + 1]
+            assert T[start, start + 1] * T[start + 1, start] < 0
+    moduli = block_moduli(T)
+    assert np.diff(moduli).max(initial=0.0) <= TIE_RTOL * np.linalg.norm(T)
+    assert_same_spectrum(T, W)
+
+
+# --- ordered Schur form ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ordered_schur_random(kind, seed):
+    W = random_matrix(kind, seed)
+    Q, T = ordered_real_schur(W)
+    assert_ordered_schur(W, Q, T)
+
+
+def test_ordered_schur_actually_reorders():
+    W = random_matrix("gaussian", 0)
+    T_lapack, _ = scipy.linalg.schur(W, output="real")
+    unsorted = block_moduli(T_lapack)
+    assert np.diff(unsorted).max() > 0.1  # LAPACK's own order is not by modulus
+    moduli = block_moduli(ordered_real_schur(W)[1])
+    np.testing.assert_allclose(moduli, np.sort(unsorted)[::-1], rtol=1e-10)
+
+
+def test_hand_made_order():
+    """0.5, a (non-normal) pair +-2i and -1.5, scrambled by a known orthogonal similarity."""
+    B = scipy.linalg.block_diag(0.5, np.array([[0.0, 4.0], [-1.0, 0.0]]), -1.5)
+    U = orthogonal(4, numpy_rng(7))
+    W = U @ B @ U.T
+    Q, T = ordered_real_schur(W)
+    assert_ordered_schur(W, Q, T)
+    assert schur_blocks(T) == [(0, 2), (2, 1), (3, 1)]
+    np.testing.assert_allclose(block_moduli(T), [2.0, 1.5, 0.5], rtol=1e-12)
+    np.testing.assert_allclose(np.diag(T)[2:], [-1.5, 0.5], rtol=1e-12)
+    assert split_indices(T, 0.9) == 2
+    assert split_indices(T, 0.7) == 3
+    assert split_indices(T, 0.2) == 4
+    assert split_indices(T, 1.0) == 2
+
+
+def test_ties_keep_lapack_order_and_are_deterministic():
+    U = orthogonal(5, numpy_rng(3))
+    W = U @ np.diag([0.3, -1.0, 0.7, 1.0, 0.1]) @ U.T
+    Q1, T1 = ordered_real_schur(W)
+    Q2, T2 = ordered_real_schur(W)
+    np.testing.assert_array_equal(T1, T2)
+    np.testing.assert_array_equal(Q1, Q2)
+    assert_ordered_schur(W, Q1, T1)
+    T_lapack, _ = scipy.linalg.schur(W, output="real")
+    d = np.diag(T_lapack)
+    lapack_ties = d[np.isclose(np.abs(d), 1.0)]
+    np.testing.assert_allclose(np.diag(T1)[:2], lapack_ties, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(np.diag(T1)), [1.0, 1.0, 0.7, 0.3, 0.1], rtol=1e-12)
+
+
+def test_blocks_too_close_to_swap_raise():
+    """Two near-real complex pairs with strong coupling: dtrexc cannot swap them (info=1)."""
+    T0 = np.array([[1.04915, 1.13119, 18.9946, 13.3699],
+                   [-8.00534e-08, 1.04915, -3.33891, 15.4704],
+                   [0.0, 0.0, 1.04916, 233.594],
+                   [0.0, 0.0, -3.87662e-10, 1.04916]])
+    moduli = block_moduli(T0)
+    assert moduli[1] > moduli[0] + 1e-6  # a real order to restore, not a tie
+    with pytest.raises(SchurReorderError, match=r"could not swap.*1\.04916.*1\.04915"):
+        ordered_real_schur(T0)
+    assert issubclass(SchurReorderError, ValueError)
+
+
+def test_trexc_failure_is_never_silent(monkeypatch):
+    def refuse(a, q, ifst, ilst, **kwargs):
+        return a, q, 1
+
+    monkeypatch.setattr(scipy.linalg.lapack, "dtrexc", refuse)
+    with pytest.raises(SchurReorderError, match=r"info=1.*\|lambda\| = 1\.5.* \|lambda\| = 0\.5"):
+        ordered_real_schur(np.diag([0.5, 1.5]))
+
+
+# --- ablations ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["gaussian", "uniform"])
+@pytest.mark.parametrize("blocks", SUBSETS, ids=lambda s: "-".join(sorted(s)) or "none")
+def test_ablations_keep_spectrum(kind, blocks):
+    W = random_matrix(kind, 4)
+    W_ablated = ablate(W, blocks)
+    assert_same_spectrum(W_ablated, W)
+    if blocks:
+        assert np.linalg.norm(W_ablated - W) > 1e-3 * np.linalg.norm(W)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_removing_cr_is_a_projector_product(seed):
+    W = random_matrix("gaussian", seed)
+    Q, T = ordered_real_schur(W)
+    r = split_indices(T)
+    assert 0 < r < N
+    P_R = Q[:, :r] @ Q[:, :r].T
+    P_C = np.eye(N) - P_R
+    expected = W - P_R @ W @ P_C
+    assert np.linalg.norm(ablate(W, {"CR"}) - expected) <= 1e-10 * np.linalg.norm(W)
+
+
+def test_ablate_T_zeroes_the_named_parts():
+    W = random_matrix("uniform", 5)
+    _, T = ordered_real_schur(W)
+    r = split_indices(T)
+    diag_part = ablate_T(T, r, ABLATION_BLOCKS)
+    for start, size in schur_blocks(T):
+        sl = slice(start, start + size)
+        np.testing.assert_array_equal(diag_part[sl, sl], T[sl, sl])
+    assert coupling_norm(diag_part) == 0.0
+    removed = T - ablate_T(T, r, ["CR"])
+    np.testing.assert_array_equal(removed[:r, r:], T[:r, r:])
+    assert not removed[:r, :r].any() and not removed[r:].any()
+    rr, cc = T - ablate_T(T, r, ("RR",)), T - ablate_T(T, r, {"CC"})
+    assert not rr[r:].any() and not rr[:, r:].any() and rr[:r, :r].any()
+    assert not cc[:r].any() and not cc[:, :r].any() and cc[r:, r:].any()
+    np.testing.assert_allclose(schur_mass_removed(T, diag_part), coupling_norm(T), rtol=1e-12)
+
+
+def test_empty_ablation_is_identity():
+    W = random_matrix("gaussian", 6)
+    assert np.linalg.norm(ablate(W, set()) - W) <= 1e-12 * np.linalg.norm(W)
+    _, T = ordered_real_schur(W)
+    np.testing.assert_array_equal(ablate_T(T, split_indices(T), ()), T)
+
+
+def test_removing_all_coupling_keeps_2x2_non_normality():
+    """B keeps each 2x2 block's non-normality, so zeroing all of N does not make W normal."""
+    T0 = scipy.linalg.block_diag(np.array([[0.2, 3.0], [-0.5, 0.2]]), 0.9, rotation_block(0.1, 0.6), -0.3)
+    T0 += np.triu(numpy_rng(8).standard_normal((6, 6)), 2)  # coupling only: blocks are at most 2x2
+    U = orthogonal(6, numpy_rng(9))
+    W = U @ T0 @ U.T
+    Q, T = ordered_real_schur(W)
+    B = ablate_T(T, split_indices(T), ABLATION_BLOCKS)
+    W_diag = ablate(W, set(ABLATION_BLOCKS))
+    np.testing.assert_allclose(W_diag, Q @ B @ Q.T, atol=1e-12)
+    two_by_two = [(s, B[s, s + 1], B[s + 1, s]) for s, size in schur_blocks(B) if size == 2]
+    assert any(abs(abs(b) - abs(c)) > 0.5 for _, b, c in two_by_two)
+    commutator = W_diag @ W_diag.T - W_diag.T @ W_diag
+    assert np.linalg.norm(commutator) > 0.1 * np.linalg.norm(W_diag) ** 2
+    assert_same_spectrum(W_diag, W)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_normal_matrix_has_no_coupling(seed):
+    W = random_matrix("normal", seed)
+    _, T = ordered_real_schur(W)
+    assert coupling_norm(T) < 1e-8
+    for blocks in SUBSETS:
+        assert np.linalg.norm(ablate(W, blocks) - W) < 1e-8 * np.linalg.norm(W)
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("W, message", [
+    (np.zeros((3, 4)), "square"),
+    (np.zeros(3), "square"),
+    (np.array([[1.0, np.nan], [0.0, 1.0]]), "finite"),
+    (np.array([[1.0, np.inf], [0.0, 1.0]]), "finite"),
+    (np.eye(2) * 1j, "real"),
+    (np.zeros((0, 0)), "non-empty"),
+])
+def test_bad_matrix(W, message):
+    with pytest.raises(ValueError, match=message):
+        ordered_real_schur(W)
+
+
+@pytest.mark.parametrize("alpha", [0, 0.0, 1.5, -0.1, True, "0.9"])
+def test_bad_alpha(alpha):
+    _, T = ordered_real_schur(random_matrix("gaussian", 0, 6))
+    with pytest.raises(ValueError, match="alpha must be a number in"):
+        split_indices(T, alpha)
+
+
+def test_bad_block_names():
+    W = random_matrix("gaussian", 0, 6)
+    with pytest.raises(ValueError, match=r"unknown ablation block\(s\) \['XX'\].*'RR', 'CR', 'CC'"):
+        ablate(W, {"XX", "RR"})
+    with pytest.raises(ValueError, match="collection of names"):
+        ablate(W, "RR")
+
+
+def test_bad_T():
+    with pytest.raises(ValueError, match="quasi-upper-triangular"):
+        schur_blocks(np.tril(np.ones((4, 4))))
+    with pytest.raises(ValueError, match="2x2 diagonal blocks only"):
+        schur_blocks(np.triu(np.ones((3, 3)), -1))
+    with pytest.raises(ValueError, match="not ordered"):
+        split_indices(np.diag([0.1, 1.0]))
+    _, T = ordered_real_schur(scipy.linalg.block_diag(rotation_block(0.0, 1.0), 0.5))
+    with pytest.raises(ValueError, match=r"block boundary of T, one of \[0, 2, 3\], got 1"):
+        ablate_T(T, 1, {"CR"})
+
+
+# --- metrics --------------------------------------------------------------------------------------
+
+def test_fvu_and_sensitivity():
+    y = numpy_rng(0).standard_normal((5, 7, 3))
+    assert fvu(y, y) == 0.0
+    mean = np.broadcast_to(y.reshape(-1, 3).mean(0), y.shape)
+    assert fvu(mean, y) == pytest.approx(1.0, rel=1e-12)
+    assert fvu(np.zeros(4), np.array([1.0, -1.0, 1.0, -1.0])) == pytest.approx(1.0)
+    assert delta_fvu(mean, y, y) == pytest.approx(1.0, rel=1e-12)
+    assert sensitivity(0.3, 0.1) == pytest.approx(3.0)
+    assert np.isnan(sensitivity(0.3, 0.0))
+    with pytest.raises(ValueError, match="non-negative"):
+        sensitivity(0.3, -0.1)
+    with pytest.raises(ValueError, match="constant target"):
+        fvu(np.zeros((4, 2)), np.ones((4, 2)))
+    with pytest.raises(ValueError, match="same shape"):
+        fvu(np.zeros((4, 2)), np.ones((4, 3)))
+    T = np.triu(np.ones((3, 3)))
+    assert schur_mass_removed(T, T) == 0.0
+    assert schur_mass_removed(T, np.eye(3)) == pytest.approx(np.sqrt(3 / 6))
+
+
+def test_speed_report():
+    """Median time of ordered_real_schur on a 72x72 Gaussian matrix (budget 50 ms; not asserted)."""
+    W = random_matrix("gaussian", 11)
+    times = []
+    for _ in range(20):
+        start = time.perf_counter()
+        ordered_real_schur(W)
+        times.append(time.perf_counter() - start)
+    print(f"ordered_real_schur 72x72: median {1e3 * np.median(times):.2f} ms over 20 calls")
