@@ -1,0 +1,136 @@
+"""Batched training of K tanh RNNs at once on one task (recipe ours; the paper's is not available).
+
+Adam, per-instance gradient-norm clipping (each instance's gradient is clipped on its own, so the K
+runs stay independent), MSE on the masked steps, a fresh seeded batch every step shared by the K
+instances, linear warmup then a cosine-decayed learning rate. For the copy task, training may use a
+shorter replay (``train_replay``) than the 128 replay steps the accuracy is measured on; the cyclic
+target makes a network that replays 4 periods replay all 16 (checked on held-out sequences).
+
+:data:`COPY_RECIPE` (ours, measured on 2 CPU cores, one instance, N_h = 72): held-out replay accuracy
+over 128 lags 1.00 for dense orthogonal (82 s) and Cayley (85 s); dense default reaches 0.95 with it.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from interp_repro.core import check_positive_int, progress, torch_generator
+from interp_repro.schur_rnn.model import RecurrentNet
+from interp_repro.schur_rnn.tasks import make_batch, replay_accuracy, task_dims
+
+SCHEDULES = ("constant", "cosine")
+
+COPY_RECIPE = {"steps": 6000, "batch": 128, "lr": 3e-3, "clip": 1.0, "schedule": "cosine", "warmup": 100,
+               "train_replay": 32}
+"""Copy-task settings for :func:`train` (ours): 6,000 Adam steps on a 32-step replay (4 periods)."""
+
+
+@dataclass
+class TrainResult:
+    """Trained weights (numpy, leading instance dimension K), learning curve and held-out scores."""
+
+    W_xh: np.ndarray        # (K, N_h, N_x)
+    W_hh: np.ndarray        # (K, N_h, N_h), the composed matrix for cayley
+    W_hy: np.ndarray        # (K, N_y, N_h)
+    curve: np.ndarray       # (steps, K) training loss per step
+    loss: np.ndarray        # (K,) held-out masked MSE
+    accuracy: np.ndarray | None  # (K,) held-out replay accuracy (copy task only)
+    model: RecurrentNet
+
+
+def masked_mse(outputs: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per-instance MSE over the masked steps, shape (K,), for outputs (K, T, B, N_y)."""
+    err = (outputs - targets).square().mean(-1) * mask
+    return err.sum((1, 2)) / mask.sum()
+
+
+@torch.no_grad()
+def _clip_per_instance(params: list[torch.Tensor], max_norm: float) -> None:
+    """Scale each instance's gradient (the slice k of every parameter) to norm <= ``max_norm``."""
+    sq = sum(p.grad.square().flatten(1).sum(1) for p in params)
+    scale = (max_norm / (sq.sqrt() + 1e-12)).clamp(max=1.0)
+    for p in params:
+        p.grad.mul_(scale.view(-1, *([1] * (p.ndim - 1))))
+
+
+def _learning_rate(lr: float, schedule: str, step: int, steps: int, warmup: int) -> float:
+    warm = min(1.0, (step + 1) / warmup) if warmup else 1.0
+    if schedule == "constant":
+        return lr * warm
+    return lr * warm * 0.5 * (1 + math.cos(math.pi * step / steps))
+
+
+def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int, seed: int,
+          batch: int = 128, lr: float = 3e-3, clip: float = 1.0, schedule: str = "cosine",
+          warmup: int = 100, train_replay: int | None = None, task_options: dict | None = None,
+          eval_batch: int = 512, desc: str = "training", quiet: bool | None = None) -> TrainResult:
+    """Train ``seeds`` instances of ``construction`` on ``task`` at once; instance k is initialised
+    from one generator seeded with ``seed`` (instances differ by draw order), data from ``seed + 1``,
+    held-out evaluation from ``seed + 2``.
+
+    ``train_replay`` (copy task only) sets the replay length used in training; evaluation always uses
+    ``task_options``' replay (128 by default).
+    """
+    check_positive_int("seeds", seeds)
+    check_positive_int("steps", steps)
+    check_positive_int("batch", batch)
+    check_positive_int("eval_batch", eval_batch)
+    if not (isinstance(lr, int | float) and lr > 0):
+        raise ValueError(f"lr must be a positive number, got {lr!r}")
+    if not (isinstance(clip, int | float) and clip > 0):
+        raise ValueError(f"clip must be a positive number, got {clip!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}: choose one of {SCHEDULES}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
+    torch.set_flush_denormal(True)  # vanishing backpropagated gradients hit denormals: 60x slower without
+    options = dict(task_options or {})
+    train_options = dict(options)
+    if train_replay is not None:
+        if task != "copy":
+            raise ValueError(f"train_replay applies to the copy task only, got task {task!r}")
+        train_options["replay"] = check_positive_int("train_replay", train_replay)
+    n_in, n_out = task_dims(task, **options)
+    model = RecurrentNet(seeds, n_in, n_hidden, n_out, construction, torch_generator(seed))
+    params = list(model.parameters())
+    opt = torch.optim.Adam(params, lr=lr)
+    data = torch_generator(seed + 1)
+    curve = np.empty((steps, seeds), dtype=np.float32)
+    for step in progress(range(steps), desc=desc, quiet=quiet):
+        for group in opt.param_groups:
+            group["lr"] = _learning_rate(lr, schedule, step, steps, warmup)
+        inputs, targets, mask = make_batch(task, batch, data, **train_options)
+        loss = masked_mse(model(inputs), targets, mask)
+        opt.zero_grad(set_to_none=False)
+        loss.sum().backward()
+        _clip_per_instance(params, clip)
+        opt.step()
+        curve[step] = loss.detach().numpy()
+    held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)
+    with torch.no_grad():
+        W_hh = model.recurrent_matrix()
+    return TrainResult(
+        W_xh=model.W_xh.detach().numpy().copy(),
+        W_hh=W_hh.detach().numpy().copy(),
+        W_hy=model.W_hy.detach().numpy().copy(),
+        curve=curve, loss=held_loss, accuracy=accuracy, model=model,
+    )
+
+
+@torch.no_grad()
+def evaluate(model: RecurrentNet, task: str, *, seed: int, batch: int = 512,
+             task_options: dict | None = None,
+             W_hh: torch.Tensor | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Held-out masked MSE (K,) and, for the copy task, replay accuracy (K,), on one batch from ``seed``.
+
+    ``W_hh`` (K, N_h, N_h) replaces the model's recurrent matrix (an ablation); W_xh, W_hy are kept.
+    """
+    check_positive_int("batch", batch)
+    inputs, targets, mask = make_batch(task, batch, torch_generator(seed), **(task_options or {}))
+    outputs = model.rollout(model.recurrent_matrix() if W_hh is None else W_hh, inputs)
+    loss = masked_mse(outputs, targets, mask).numpy()
+    accuracy = replay_accuracy(outputs, targets, mask).numpy() if task == "copy" else None
+    return loss, accuracy
+
