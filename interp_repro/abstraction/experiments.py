@@ -73,26 +73,33 @@ def _single_thread(fn):
         torch.set_num_threads(threads)
 
 
-# --- two-layer linear network: theory against simulation ---------------------------------------
-
 @dataclass(frozen=True)
-class LinearConfig(Preset):
-    """Two-layer linear network Z = W X with a ridge readout kept at its optimum, and with a readout
-    trained jointly, on noise-free two-factor data (2 samples per class)."""
+class TwoFactorSetting:
+    """Fields shared by the simulated experiments: the data (nu_x, nu_y, samples per class, input
+    and output dimensions), the ridge penalty lam and the seed."""
 
     nu_x: float = 0.5
     nu_y: float = 0.1
-    kappa: float = 1.0
     lam: float = 1.0
     n_per_class: int = 2
     d_in: int = 8
     d_out: int = 6
+    seed: int = 0
+
+
+# --- two-layer linear network: theory against simulation ---------------------------------------
+
+@dataclass(frozen=True)
+class LinearConfig(TwoFactorSetting, Preset):
+    """Two-layer linear network Z = W X with a ridge readout kept at its optimum, and with a readout
+    trained jointly, on noise-free two-factor data (2 samples per class)."""
+
+    kappa: float = 1.0
     width: int = 512
     lr: float = 0.2
     steps: int = 8000
     joint_lr: float = 0.02
     joint_steps: int = 5000
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(width=256),
@@ -182,22 +189,15 @@ def kappa_claims(res: Arrays) -> dict[str, Any]:
 # --- depth -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class DepthConfig(Preset):
+class DepthConfig(TwoFactorSetting, Preset):
     """Deep linear networks with L = 1..max_depth hidden layers and a ridge readout, from a small
     balanced initialisation."""
 
-    nu_x: float = 0.5
-    nu_y: float = 0.1
     kappa: float = 0.3
-    lam: float = 1.0
     max_depth: int = 5
-    n_per_class: int = 2
-    d_in: int = 8
-    d_out: int = 6
     width: int = 32
     lr: float = 0.2
     steps: int = 2500
-    seed: int = 0
 
     PRESETS: ClassVar = {"ci": dict(max_depth=3), "book": dict(steps=10_000),
                          "paper": dict(width=128, steps=40_000)}
@@ -313,24 +313,17 @@ def kernel_claims(res: Arrays) -> dict[str, Any]:
 # --- finite-width nonlinear networks -----------------------------------------------------------
 
 @dataclass(frozen=True)
-class NonlinearConfig(Preset):
+class NonlinearConfig(TwoFactorSetting, Preset):
     """One hidden layer with erf, ReLU, leaky ReLU or GELU and a ridge readout: abstraction of the
     pre-activations against the post-activations during training. ``noise_x`` > 0 adds within-class
     noise (and then ``n_per_class`` samples per class matter)."""
 
     activations: tuple[str, ...] = ("erf", "relu", "leaky_relu", "gelu")
-    nu_x: float = 0.5
-    nu_y: float = 0.1
     noise_x: float = 0.0
     kappa: float = 1.0
-    lam: float = 1.0
-    n_per_class: int = 2
-    d_in: int = 8
-    d_out: int = 6
     width: int = 512
     lr: float = 0.2
     steps: int = 2000
-    seed: int = 0
 
     PRESETS: ClassVar = {"ci": dict(width=256, steps=1000), "book": dict(),
                          "paper": dict(width=2048, steps=8000)}
