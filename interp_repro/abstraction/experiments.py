@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
 from scipy.special import erf
 
 from interp_repro.abstraction.ablation import GeluNetConfig, ablation_table
@@ -40,7 +39,7 @@ from interp_repro.abstraction.theory import (
     nu_abstraction,
     terminal_abstraction,
 )
-from interp_repro.core import cached, check_positive_int
+from interp_repro.core import cached, check_positive_int, torch_threads
 from interp_repro.core.presets import Preset
 
 Arrays = dict[str, np.ndarray]
@@ -57,20 +56,15 @@ def _check_data_fields(cfg) -> None:
             raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
 
 
+def _on_one_thread(fn):
+    """``fn()`` on one torch thread: thousands of steps on tiny tensors (see ``core.torch_threads``)."""
+    with torch_threads(1):
+        return fn()
+
+
 def _data(cfg) -> TwoFactorData:
     return two_factor_data(cfg.nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
                            d_out=cfg.d_out, seed=cfg.seed)
-
-
-def _single_thread(fn):
-    """Run ``fn`` on one torch thread: these are thousands of steps on tiny tensors, where a second
-    thread only adds synchronisation."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return fn()
-    finally:
-        torch.set_num_threads(threads)
 
 
 @dataclass(frozen=True)
@@ -128,7 +122,7 @@ def run_linear(cfg: LinearConfig) -> Arrays:
                 "theory_joint": theory_for(data, cfg.kappa, cfg.lam, joint.t, init_Q=joint.Q0),
                 "alpha_inf": np.array(terminal_abstraction(cfg.nu_x, cfg.nu_y)),
                 "alpha_x": np.array(nu_abstraction(cfg.nu_x)), "alpha_y": np.array(nu_abstraction(cfg.nu_y))}
-    return cached("abstraction/linear", cfg, lambda: _single_thread(compute))
+    return cached("abstraction/linear", cfg, lambda: _on_one_thread(compute))
 
 
 def linear_claims(res: Arrays) -> dict[str, Any]:
@@ -225,7 +219,7 @@ def run_depth(cfg: DepthConfig) -> Arrays:
         return {"t": t, "profile": profile, "last": np.stack(last),
                 "terminal": np.array([deep_terminal(ax, ay, L) for L in range(1, D + 1)]),
                 "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
-    return cached("abstraction/depth", cfg, lambda: _single_thread(compute))
+    return cached("abstraction/depth", cfg, lambda: _on_one_thread(compute))
 
 
 def depth_profile_deviation(profile: np.ndarray) -> float:
@@ -343,7 +337,7 @@ def run_nonlinear(cfg: NonlinearConfig) -> Arrays:
                                   seed=cfg.seed + 1)
             out[f"pre__{act}"], out[f"post__{act}"], out["t"] = run.alpha_pre, run.alpha_post, run.t
         return out
-    return cached("abstraction/nonlinear", cfg, lambda: _single_thread(compute))
+    return cached("abstraction/nonlinear", cfg, lambda: _on_one_thread(compute))
 
 
 def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
@@ -375,7 +369,7 @@ def run_ablation(cfg: AblationConfig) -> Arrays:
         return {"alpha_intact": table.alpha_intact, "alpha_ablated": table.alpha_ablated,
                 "probe_intact": table.probe_intact, "probe_ablated": table.probe_ablated,
                 "test_accuracy": table.test_accuracy}
-    return cached("abstraction/ablation", cfg, lambda: _single_thread(compute))
+    return cached("abstraction/ablation", cfg, lambda: _on_one_thread(compute))
 
 
 def ablation_claims(res: Arrays) -> dict[str, Any]:

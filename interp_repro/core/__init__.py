@@ -1,7 +1,7 @@
 """What every study shares: scales, seeding, the results cache, claim records, progress, devices."""
 
 from interp_repro.core.cache import cache_dir, cached, library_fingerprint
-from interp_repro.core.device import select_device
+from interp_repro.core.device import select_device, torch_threads
 from interp_repro.core.progress import progress
 from interp_repro.core.records import load_records, record, record_all
 from interp_repro.core.scales import SCALES, check_scale, default_scale
@@ -24,4 +24,5 @@ __all__ = [
     "record_all",
     "select_device",
     "torch_generator",
+    "torch_threads",
 ]

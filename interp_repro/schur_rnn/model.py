@@ -129,36 +129,47 @@ class RecurrentNet(nn.Module):
         return O @ D @ O.transpose(1, 2)
 
     def rollout(self, W_hh: torch.Tensor, inputs: torch.Tensor, return_hidden: bool = False):
-        """Run eq. 1-2 with recurrent matrix ``W_hh`` (K, N_h, N_h) and this model's W_xh and W_hy.
-
-        ``W_hh`` may be any matrix (e.g. an ablated one); the readout is not refit. ``inputs`` is
-        (T, B, N_x), shared by all instances, or (K, T, B, N_x). Returns outputs (K, T, B, N_y), and the
-        hidden states (K, T, B, N_h) too if ``return_hidden``.
-        """
-        k, n, n_in = self.W_xh.shape
-        W_hh = torch.as_tensor(W_hh, dtype=self.W_xh.dtype, device=self.W_xh.device)
-        if W_hh.shape != (k, n, n):
-            raise ValueError(f"W_hh must have shape {(k, n, n)}, got {tuple(W_hh.shape)}")
-        if inputs.ndim == 3:
-            inputs = inputs.unsqueeze(0).expand(k, *inputs.shape)
-        if inputs.ndim != 4 or inputs.shape[0] != k or inputs.shape[-1] != n_in:
-            raise ValueError(f"inputs must be (T, B, {n_in}) or ({k}, T, B, {n_in}), "
-                             f"got {tuple(inputs.shape)}")
-        _, T, B, _ = inputs.shape
-        inputs = inputs.to(self.W_xh.dtype)
-        drive = torch.bmm(inputs.reshape(k, T * B, n_in), self.W_xh.transpose(1, 2)).view(k, T, B, n)
-        # unbind, not drive[:, t]: indexing would backpropagate a full-size zero tensor at every step.
-        drive = drive.transpose(0, 1).contiguous().unbind(0)
-        W_t = W_hh.transpose(1, 2)
-        h = torch.tanh(drive[0])
-        states = [h]
-        for t in range(1, T):
-            h = torch.tanh(torch.baddbmm(drive[t], h, W_t))
-            states.append(h)
-        hidden = torch.stack(states, dim=1)  # (K, T, B, N_h)
-        out = torch.bmm(hidden.view(k, T * B, n), self.W_hy.transpose(1, 2)).view(k, T, B, -1)
-        return (out, hidden) if return_hidden else out
+        """Run eq. 1-2 with recurrent matrix ``W_hh`` (K, N_h, N_h) and this model's W_xh and W_hy;
+        see :func:`rollout`. ``W_hh`` may be any matrix (e.g. an ablated one); the readout is not refit."""
+        return rollout(self.W_xh, W_hh, self.W_hy, inputs, return_hidden)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         """Outputs (K, T, B, N_y) of the model with its own W_hh."""
         return self.rollout(self.recurrent_matrix(), inputs)
+
+
+def rollout(W_xh: torch.Tensor, W_hh: torch.Tensor, W_hy: torch.Tensor, inputs: torch.Tensor,
+            return_hidden: bool = False):
+    """Eq. 1-2 of Draeger (2026) for K stacked networks: h_t = tanh(W_xh x_t + W_hh h_{t-1}), h_0 = 0,
+    y_t = W_hy h_t.
+
+    Weights are (K, N_h, N_x), (K, N_h, N_h), (K, N_y, N_h) tensors or arrays (cast to W_xh's dtype).
+    ``inputs`` is (T, B, N_x), shared by all instances, or (K, T, B, N_x). Returns outputs
+    (K, T, B, N_y), and the hidden states (K, T, B, N_h) too if ``return_hidden``.
+    """
+    W_xh = torch.as_tensor(W_xh)
+    k, n, n_in = W_xh.shape
+    W_hh = torch.as_tensor(W_hh, dtype=W_xh.dtype, device=W_xh.device)
+    W_hy = torch.as_tensor(W_hy, dtype=W_xh.dtype, device=W_xh.device)
+    if W_hh.shape != (k, n, n):
+        raise ValueError(f"W_hh must have shape {(k, n, n)}, got {tuple(W_hh.shape)}")
+    if W_hy.ndim != 3 or W_hy.shape[0] != k or W_hy.shape[2] != n:
+        raise ValueError(f"W_hy must have shape ({k}, N_y, {n}), got {tuple(W_hy.shape)}")
+    if inputs.ndim == 3:
+        inputs = inputs.unsqueeze(0).expand(k, *inputs.shape)
+    if inputs.ndim != 4 or inputs.shape[0] != k or inputs.shape[-1] != n_in:
+        raise ValueError(f"inputs must be (T, B, {n_in}) or ({k}, T, B, {n_in}), got {tuple(inputs.shape)}")
+    _, T, B, _ = inputs.shape
+    inputs = inputs.to(W_xh.dtype)
+    drive = torch.bmm(inputs.reshape(k, T * B, n_in), W_xh.transpose(1, 2)).view(k, T, B, n)
+    # unbind, not drive[:, t]: indexing would backpropagate a full-size zero tensor at every step.
+    drive = drive.transpose(0, 1).contiguous().unbind(0)
+    W_t = W_hh.transpose(1, 2)
+    h = torch.tanh(drive[0])
+    states = [h]
+    for t in range(1, T):
+        h = torch.tanh(torch.baddbmm(drive[t], h, W_t))
+        states.append(h)
+    hidden = torch.stack(states, dim=1)  # (K, T, B, N_h)
+    out = torch.bmm(hidden.view(k, T * B, n), W_hy.transpose(1, 2)).view(k, T, B, -1)
+    return (out, hidden) if return_hidden else out

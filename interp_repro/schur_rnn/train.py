@@ -6,9 +6,9 @@ instances, linear warmup then a cosine-decayed learning rate. For the copy task,
 shorter replay (``train_replay``) than the 128 replay steps the accuracy is measured on; the cyclic
 target makes a network that replays 4 periods replay all 16 (checked on held-out sequences).
 
-:data:`COPY_RECIPE` (ours, measured on 2 CPU cores, one instance, N_h = 72): held-out replay accuracy
-over 128 lags 1.00 for dense orthogonal (53 s; 4 instances stacked: 144 s, all 1.00) and Cayley
-(85 s, timed before the faster rollout); dense default reaches 0.95 with it and 1.00 with 18,000 steps.
+:data:`COPY_RECIPE` (ours) trains dense orthogonal and Cayley networks with N_h = 72 to replay
+accuracy 1.00 on held-out sequences; ``benchmarks/schur_rnn.py`` measures how long that takes.
+Training runs on one torch thread by default (``core.torch_threads``): these are small matrices.
 """
 
 import math
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_positive_int, progress, torch_generator
+from interp_repro.core import check_positive_int, progress, torch_generator, torch_threads
 from interp_repro.schur_rnn.model import RecurrentNet
 from interp_repro.schur_rnn.tasks import make_batch, replay_accuracy, task_dims
 
@@ -66,13 +66,14 @@ def _learning_rate(lr: float, schedule: str, step: int, steps: int, warmup: int)
 def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int, seed: int,
           batch: int = 128, lr: float = 3e-3, clip: float = 1.0, schedule: str = "cosine",
           warmup: int = 100, train_replay: int | None = None, task_options: dict | None = None,
-          eval_batch: int = 512, desc: str = "training", quiet: bool | None = None) -> TrainResult:
+          eval_batch: int = 512, threads: int = 1, desc: str = "training",
+          quiet: bool | None = None) -> TrainResult:
     """Train ``seeds`` instances of ``construction`` on ``task`` at once; instance k is initialised
     from one generator seeded with ``seed`` (instances differ by draw order), data from ``seed + 1``,
     held-out evaluation from ``seed + 2``.
 
     ``train_replay`` (copy task only) sets the replay length used in training; evaluation always uses
-    ``task_options``' replay (128 by default).
+    ``task_options``' replay (128 by default). ``threads``: torch threads for the run.
     """
     check_positive_int("seeds", seeds)
     check_positive_int("steps", steps)
@@ -95,21 +96,10 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
         train_options["replay"] = check_positive_int("train_replay", train_replay)
     n_in, n_out = task_dims(task, **options)
     model = RecurrentNet(seeds, n_in, n_hidden, n_out, construction, torch_generator(seed))
-    params = list(model.parameters())
-    opt = torch.optim.Adam(params, lr=lr)
-    data = torch_generator(seed + 1)
-    curve = np.empty((steps, seeds), dtype=np.float32)
-    for step in progress(range(steps), desc=desc, quiet=quiet):
-        for group in opt.param_groups:
-            group["lr"] = _learning_rate(lr, schedule, step, steps, warmup)
-        inputs, targets, mask = make_batch(task, batch, data, **train_options)
-        loss = masked_mse(model(inputs), targets, mask)
-        opt.zero_grad(set_to_none=False)
-        loss.sum().backward()
-        _clip_per_instance(params, clip)
-        opt.step()
-        curve[step] = loss.detach().numpy()
-    held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)
+    with torch_threads(threads):
+        curve = _fit(model, task, train_options, steps=steps, batch=batch, lr=lr, clip=clip,
+                     schedule=schedule, warmup=warmup, seed=seed + 1, desc=desc, quiet=quiet)
+        held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)
     with torch.no_grad():
         W_hh = model.recurrent_matrix()
     return TrainResult(
@@ -118,6 +108,26 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
         W_hy=model.W_hy.detach().numpy().copy(),
         curve=curve, loss=held_loss, accuracy=accuracy, model=model,
     )
+
+
+def _fit(model: RecurrentNet, task: str, options: dict, *, steps: int, batch: int, lr: float, clip: float,
+         schedule: str, warmup: int, seed: int, desc: str, quiet: bool | None) -> np.ndarray:
+    """The training loop of :func:`train`; returns the per-step loss (steps, K)."""
+    params = list(model.parameters())
+    opt = torch.optim.Adam(params, lr=lr)
+    data = torch_generator(seed)
+    curve = np.empty((steps, model.n_instances), dtype=np.float32)
+    for step in progress(range(steps), desc=desc, quiet=quiet):
+        for group in opt.param_groups:
+            group["lr"] = _learning_rate(lr, schedule, step, steps, warmup)
+        inputs, targets, mask = make_batch(task, batch, data, **options)
+        loss = masked_mse(model(inputs), targets, mask)
+        opt.zero_grad(set_to_none=False)
+        loss.sum().backward()
+        _clip_per_instance(params, clip)
+        opt.step()
+        curve[step] = loss.detach().numpy()
+    return curve
 
 
 @torch.no_grad()
