@@ -30,6 +30,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/superposition_training.py
+	$(BIN)/python benchmarks/schur_rnn.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext

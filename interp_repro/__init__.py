@@ -10,5 +10,5 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-STUDIES = ("superposition", "abstraction", "schur_rnn")
+STUDIES = ("superposition", "modular_addition", "abstraction", "schur_rnn")
 """Studies with a library and chapters, in book order."""

@@ -13,7 +13,7 @@ import interp_repro.claims as claims_mod
 import interp_repro.core.cache as cache_mod
 from interp_repro.claims import parse_claims
 from interp_repro.core.cache import cache_dir, cache_key, cached, library_fingerprint
-from interp_repro.core.device import select_device
+from interp_repro.core.device import select_device, torch_threads
 from interp_repro.core.progress import progress
 from interp_repro.core.records import load_records, record, record_all, record_path
 from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
@@ -134,6 +134,18 @@ def test_bad_seed_rejected(make, bad):
 
 
 # --- device -----------------------------------------------------------------------------------
+
+
+def test_torch_threads_sets_and_restores_the_count():
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(RuntimeError), torch_threads(1):
+        raise RuntimeError("inside")
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="threads"), torch_threads(0):
+        pass
 
 
 def test_select_device_cpu():

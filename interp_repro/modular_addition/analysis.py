@@ -1,0 +1,360 @@
+"""Per-network analyses of modular-addition networks (Moisescu-Pareja et al. 2025, "the paper"; Zhong et
+al. 2023 for distance irrelevance): Fourier key frequencies and neuron clusters, the simple-neuron fit,
+cluster point clouds with PCA and CKA against the theorem's reference manifolds, the phase alignment
+distribution with MMD tests and the torus distance.
+
+Conventions: ``p`` is the modulus; layer-1 pre-activations come as ``preacts`` of shape
+(p, p, n_neurons) indexed [a, b, neuron]; point clouds have one row per input pair in row-major
+(a * p + b) order.
+"""
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from interp_repro.core import check_positive_int, numpy_rng
+from interp_repro.modular_addition.data import check_modulus
+
+
+def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
+    """``x`` as a float64 array after checking that it is real, ``ndim``-D, non-empty and finite."""
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
+    if arr.ndim != ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
+    return arr
+
+
+def _as_int_array(x, name: str, ndim: int) -> np.ndarray:
+    """``x`` as an int64 array after checking that it holds integers and is ``ndim``-D (may be empty)."""
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}")
+    return arr.astype(np.int64)
+
+
+def _as_preacts(preacts) -> np.ndarray:
+    """``preacts`` as float64 after checking it is a finite (p, p, n_neurons) array with p >= 3."""
+    arr = _as_float_array(preacts, "preacts", 3)
+    if arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"preacts must be indexed [a, b, neuron] on a square p x p grid, got shape "
+                         f"{arr.shape}")
+    if arr.shape[0] < 3:
+        raise ValueError(f"preacts must cover a p x p grid with p >= 3, got shape {arr.shape}")
+    return arr
+
+
+def _check_frequency(f: int, p: int) -> int:
+    """``f`` if it is an integer in 1..p//2, else a ``ValueError``."""
+    if isinstance(f, bool) or not isinstance(f, int | np.integer) or not 1 <= f <= p // 2:
+        raise ValueError(f"the frequency f must be an integer in 1..{p // 2} for p = {p}, got {f!r}")
+    return int(f)
+
+
+def _grid(p: int) -> tuple[np.ndarray, np.ndarray]:
+    """a and b of every input pair in row-major order, each of length p^2."""
+    a, b = np.divmod(np.arange(p * p), p)
+    return a, b
+
+
+def _wrap(phi: np.ndarray) -> np.ndarray:
+    """Angles mapped into (-pi, pi]."""
+    return np.pi - np.mod(np.pi - phi, 2 * np.pi)
+
+
+# ------------------------------------------------------------------ Fourier structure and clusters
+
+
+def dft_power(preacts) -> np.ndarray:
+    """|DFT2|^2 of each neuron's p x p table over the (a, b) axes, mean removed first (so the (0, 0)
+    entry is 0); shape (p, p, n_neurons), entry [u, v, i] for frequency u of a and v of b (numpy's
+    unnormalised ``fft2``) (the paper, §3)."""
+    x = _as_preacts(preacts)
+    x = x - x.mean(axis=(0, 1))
+    return np.abs(np.fft.fft2(x, axes=(0, 1))) ** 2
+
+
+def key_frequencies(preacts) -> np.ndarray:
+    """Each neuron's key frequency in 1..p//2, shape (n_neurons,) (the paper, §3).
+
+    The score of f is the total DFT power (:func:`dft_power`) at the pairs (u, v) with u, v in
+    {0, f, -f} mod p other than (0, 0): (f, 0), (0, f), (f, f), (f, -f) and their conjugates, i.e. every
+    term of a neuron c + cos(2 pi f a / p + .) + cos(2 pi f b / p + .) and of the (a + b) and (a - b)
+    terms a "clock" neuron adds (ours, following the paper's "dominant frequency"). The key frequency
+    maximises the score; ties go to the smallest f, so a constant neuron gets f = 1 (ours).
+    """
+    power = dft_power(preacts)
+    p = power.shape[0]
+    scores = np.stack([power[np.ix_(idx, idx)].sum(axis=(0, 1))
+                       for idx in (np.unique([0, f, (-f) % p]) for f in range(1, p // 2 + 1))])
+    return np.argmax(scores, axis=0) + 1
+
+
+def clusters(freqs, min_size: int = 1) -> dict[int, np.ndarray]:
+    """Neuron indices grouped by key frequency, keys ascending; clusters with fewer than ``min_size``
+    neurons are dropped (the paper, §3)."""
+    freqs = _as_int_array(freqs, "freqs", 1)
+    check_positive_int("min_size", min_size)
+    groups = {int(f): np.flatnonzero(freqs == f) for f in np.unique(freqs)}
+    return {f: idx for f, idx in groups.items() if idx.size >= min_size}
+
+
+def simple_neuron_fit(preacts, freqs) -> dict[str, np.ndarray]:
+    """Per-neuron least-squares fit of the simple-neuron model (the paper, §3)
+
+        N(a, b) = c + A_L cos(2 pi f a / p + phi_L) + A_R cos(2 pi f b / p + phi_R)
+
+    at the neuron's key frequency f = ``freqs[i]``, solved as linear least squares in the cos and sin
+    terms. Returns arrays of shape (n_neurons,): "r2" (1 - SS_res / SS_tot; 1 for a constant neuron,
+    which the model fits exactly, ours), "phi_L" and "phi_R" in (-pi, pi], "amp_L" and "amp_R" (>= 0).
+    """
+    x = _as_preacts(preacts)
+    p, _, n = x.shape
+    freqs = _as_int_array(freqs, "freqs", 1)
+    if freqs.shape != (n,):
+        raise ValueError(f"freqs must hold one frequency per neuron, shape ({n},), got shape {freqs.shape}")
+    y = x.reshape(p * p, n)
+    a, b = _grid(p)
+    coef, r2 = np.empty((5, n)), np.empty(n)
+    for f in np.unique(freqs):
+        ta, tb = 2 * np.pi * _check_frequency(f, p) * a / p, 2 * np.pi * f * b / p
+        design = np.stack([np.ones(p * p), np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)], axis=1)
+        cols = freqs == f
+        coef[:, cols] = np.linalg.lstsq(design, y[:, cols], rcond=None)[0]
+        ss_res = np.sum((y[:, cols] - design @ coef[:, cols]) ** 2, axis=0)
+        ss_tot = np.sum((y[:, cols] - y[:, cols].mean(axis=0)) ** 2, axis=0)
+        r2[cols] = 1 - np.divide(ss_res, ss_tot, out=np.zeros_like(ss_res), where=ss_tot > 0)
+    # A cos(x + phi) = A cos(phi) cos(x) - A sin(phi) sin(x)
+    return {
+        "r2": r2,
+        "phi_L": _wrap(np.arctan2(-coef[2], coef[1])),
+        "phi_R": _wrap(np.arctan2(-coef[4], coef[3])),
+        "amp_L": np.hypot(coef[1], coef[2]),
+        "amp_R": np.hypot(coef[3], coef[4]),
+    }
+
+
+# ------------------------------------------------------------------ point clouds and reference manifolds
+
+
+def cluster_cloud(preacts, neurons) -> np.ndarray:
+    """The cluster's point cloud (the paper, §3): shape (p^2, len(neurons)), row a * p + b holding the
+    chosen neurons' pre-activations on input (a, b)."""
+    x = _as_preacts(preacts)
+    p, _, n = x.shape
+    idx = _as_int_array(neurons, "neurons", 1)
+    if idx.size == 0:
+        raise ValueError("neurons must name at least one neuron")
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise ValueError(f"neurons must be indices in 0..{n - 1}, got {bad.tolist()}")
+    return x.reshape(p * p, n)[:, idx]
+
+
+def pca_variance(points, k: int | None = None) -> np.ndarray:
+    """Explained-variance ratios of the centred cloud ``points`` (n_points, dim), descending, from the
+    singular values (the paper, §5): all min(n_points, dim) of them, or the first ``k``. The ratios are
+    shares of the total variance, so the first k sum to at most 1."""
+    x = _as_float_array(points, "points", 2)
+    if x.shape[0] < 2:
+        raise ValueError(f"points must hold at least 2 points, got shape {x.shape}")
+    s2 = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
+    if s2.sum() == 0:
+        raise ValueError("points has zero variance (all points equal): explained variance is undefined")
+    if k is None:
+        return s2 / s2.sum()
+    check_positive_int("k", k)
+    if k > s2.size:
+        raise ValueError(f"k must be at most min(n_points, dim) = {s2.size}, got {k}")
+    return s2[:k] / s2.sum()
+
+
+def _angles(p: int, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """t a and t b (t = 2 pi f / p) of every input pair in row-major order."""
+    p = check_modulus(p)
+    t = 2 * np.pi * _check_frequency(f, p) / p
+    a, b = _grid(p)
+    return t * a, t * b
+
+
+def reference_disc(p: int, f: int) -> np.ndarray:
+    """The rank-2 disc (cos ta + cos tb, sin ta + sin tb), t = 2 pi f / p, on the p x p grid, shape
+    (p^2, 2) (the paper's theorem, §4: layer-1 clusters with phi_L = phi_R)."""
+    ta, tb = _angles(p, f)
+    return np.stack([np.cos(ta) + np.cos(tb), np.sin(ta) + np.sin(tb)], axis=1)
+
+
+def reference_torus(p: int, f: int) -> np.ndarray:
+    """The rank-4 torus (cos ta, sin ta, cos tb, sin tb), t = 2 pi f / p, on the p x p grid, shape
+    (p^2, 4) (the paper's theorem, §4: layer-1 clusters with independent phases)."""
+    ta, tb = _angles(p, f)
+    return np.stack([np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)], axis=1)
+
+
+def reference_circle(p: int, f: int) -> np.ndarray:
+    """The circle (cos t(a + b), sin t(a + b)), t = 2 pi f / p, on the p x p grid, shape (p^2, 2) (the
+    paper, §4: the Clock's angle-sum circle, which does not arise in layer 1)."""
+    ta, tb = _angles(p, f)
+    return np.stack([np.cos(ta + tb), np.sin(ta + tb)], axis=1)
+
+
+def linear_cka(X, Y) -> float:
+    """Linear CKA (Kornblith et al. 2019) between representations X (n, d1) and Y (n, d2) of the same n
+    inputs: with centred columns, ||Y^T X||_F^2 / (||X^T X||_F ||Y^T Y||_F), in [0, 1]; 1 when Y is an
+    orthogonal transform of X up to isotropic scale (used against the reference manifolds, the paper,
+    §5)."""
+    x, y = _as_float_array(X, "X", 2), _as_float_array(Y, "Y", 2)
+    if x.shape[0] != y.shape[0] or x.shape[0] < 2:
+        raise ValueError(f"X and Y must hold the same number (>= 2) of inputs, got shapes {x.shape} and "
+                         f"{y.shape}")
+    x, y = x - x.mean(axis=0), y - y.mean(axis=0)
+    for name, z in (("X", x), ("Y", y)):
+        if not z.any():
+            raise ValueError(f"{name} has zero variance (all rows equal): CKA is undefined")
+    return float(np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)))
+
+
+# ------------------------------------------------------------------ phase alignment and torus distance
+
+
+def phase_alignment(preacts) -> np.ndarray:
+    """For each neuron the input pair (a*, b*) maximising its pre-activation, shape (n_neurons, 2)
+    (the paper's PAD sample, §5); ties go to the first pair in row-major order."""
+    x = _as_preacts(preacts)
+    p, _, n = x.shape
+    return np.stack(np.divmod(np.argmax(x.reshape(p * p, n), axis=0), p), axis=1)
+
+
+def _as_pairs(pairs, p: int) -> np.ndarray:
+    """``pairs`` as an (N, 2) int64 array after checking that its entries lie in 0..p-1."""
+    arr = _as_int_array(pairs, "pairs", 2)
+    if arr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (N, 2), got shape {arr.shape}")
+    bad = arr[(arr < 0) | (arr >= p)]
+    if bad.size:
+        raise ValueError(f"pairs must hold residues in 0..{p - 1}, got {bad[:5].tolist()}")
+    return arr
+
+
+def torus_distance(pairs, p: int) -> np.ndarray:
+    """Graph distance on the discrete p x p torus (4-neighbour grid with wrap-around) from each (a, b)
+    in ``pairs`` (N, 2) to the diagonal {(k, k)} (the paper, §5).
+
+    Closed form (ours): with c(x) = min(x mod p, -x mod p) the distance on the p-cycle, the distance from
+    (a, b) to (k, k) is c(a - k) + c(b - k) >= c(a - b) by the triangle inequality, with equality at
+    k = a; so the distance is c(a - b) = min((a - b) mod p, (b - a) mod p), in 0..p//2.
+    """
+    p = check_modulus(p)
+    arr = _as_pairs(pairs, p)
+    d = (arr[:, 0] - arr[:, 1]) % p
+    return np.minimum(d, p - d)
+
+
+def torus_embedding(pairs, p: int) -> np.ndarray:
+    """(cos 2 pi a / p, sin 2 pi a / p, cos 2 pi b / p, sin 2 pi b / p) for each (a, b) in ``pairs``,
+    shape (N, 4): PAD samples as points whose Euclidean distances respect the wrap-around (ours)."""
+    p = check_modulus(p)
+    theta = 2 * np.pi * _as_pairs(pairs, p) / p
+    return np.stack([np.cos(theta[:, 0]), np.sin(theta[:, 0]), np.cos(theta[:, 1]), np.sin(theta[:, 1])],
+                    axis=1)
+
+
+# ------------------------------------------------------------------ MMD
+
+
+def _mmd_inputs(x, y, bandwidth: float) -> tuple[np.ndarray, int]:
+    """The Gaussian kernel matrix of the pooled samples with a zero diagonal, and the size of x."""
+    x, y = _as_float_array(x, "x", 2), _as_float_array(y, "y", 2)
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(f"x and y must have the same dimension, got shapes {x.shape} and {y.shape}")
+    if x.shape[0] < 2 or y.shape[0] < 2:
+        raise ValueError(f"x and y must hold at least 2 points each, got shapes {x.shape} and {y.shape}")
+    if (isinstance(bandwidth, bool) or not isinstance(bandwidth, int | float | np.integer | np.floating)
+            or not 0 < bandwidth < np.inf):
+        raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth!r}")
+    z = np.concatenate([x, y])
+    kernel = np.exp(-cdist(z, z, "sqeuclidean") / (2.0 * bandwidth**2))
+    np.fill_diagonal(kernel, 0.0)
+    return kernel, x.shape[0]
+
+
+def _mmd_of_splits(kernel: np.ndarray, in_x: np.ndarray, n: int) -> np.ndarray:
+    """Unbiased MMD^2 for each split of the pooled samples, one row of the 0/1 matrix ``in_x`` (S, N)
+    per split marking the n points taken as x; ``kernel`` has a zero diagonal."""
+    m = kernel.shape[0] - n
+    s_xx = np.sum(in_x * (in_x @ kernel), axis=1)
+    s_xy = in_x @ kernel.sum(axis=1) - s_xx
+    s_yy = kernel.sum() - s_xx - 2 * s_xy
+    return s_xx / (n * (n - 1)) + s_yy / (m * (m - 1)) - 2 * s_xy / (n * m)
+
+
+def mmd(x, y, bandwidth: float) -> float:
+    """Unbiased squared MMD (Gretton et al. 2012) between samples x (n, d) and y (m, d) with the
+    Gaussian kernel exp(-||u - v||^2 / (2 bandwidth^2)); can be slightly negative (used to compare PAD
+    samples, the paper, §5)."""
+    kernel, n = _mmd_inputs(x, y, bandwidth)
+    return float(_mmd_of_splits(kernel, (np.arange(kernel.shape[0]) < n)[None].astype(np.float64), n)[0])
+
+
+def mmd_permutation_test(x, y, bandwidth: float, n_permutations: int = 1000,
+                         seed: int = 0) -> tuple[float, float]:
+    """(MMD^2, p-value) of a permutation test of "x and y come from one distribution" (the paper, §5):
+    the pooled samples are split at random ``n_permutations`` times (``numpy_rng(seed)``) and
+    p = (1 + #{permuted MMD^2 >= observed}) / (1 + n_permutations). Memory grows as
+    n_permutations * (n + m)."""
+    kernel, n = _mmd_inputs(x, y, bandwidth)
+    check_positive_int("n_permutations", n_permutations)
+    total = kernel.shape[0]
+    observed = _mmd_of_splits(kernel, (np.arange(total) < n)[None].astype(np.float64), n)[0]
+    perms = numpy_rng(seed).permuted(np.tile(np.arange(total), (n_permutations, 1)), axis=1)
+    in_x = np.zeros((n_permutations, total))
+    np.put_along_axis(in_x, perms[:, :n], 1.0, axis=1)
+    null = _mmd_of_splits(kernel, in_x, n)
+    return float(observed), float((1 + np.count_nonzero(null >= observed)) / (1 + n_permutations))
+
+
+# ------------------------------------------------------------------ Zhong's metric and Betti counts
+
+
+def distance_irrelevance(correct_logits) -> float:
+    """Distance irrelevance q (Zhong et al. 2023, §4, Def. 4.2) of the (p, p) table L[a, b] of the
+    correct-class logit: for each difference d = (a - b) mod p the std of L over the p pairs with that
+    difference (as the sum (a + b) mod p varies), averaged over d, divided by the std of the whole
+    table (population stds).
+
+    q ~ 0 when L depends on a - b only (Pizza, ~0.17 in Zhong) and q ~ 1 when L ignores a - b (Clock,
+    ~0.85; exactly 1 when L depends on a + b only, for odd p). This follows Zhong's definition and
+    released code (the std over sums for each difference, ``np.std(table[s, d], axis=0)``), not the
+    fact sheet's wording "mean over sums of the std over differences", which has the axes swapped and
+    would put both algorithms near 1. Grouping by d directly also works for even p (ours).
+    """
+    table = _as_float_array(correct_logits, "correct_logits", 2)
+    p = check_modulus(table.shape[0])
+    if table.shape != (p, p):
+        raise ValueError(f"correct_logits must be a square (p, p) table, got shape {table.shape}")
+    overall = table.std()
+    if overall == 0:
+        raise ValueError("correct_logits is constant: distance irrelevance is undefined")
+    a = np.arange(p)
+    by_difference = table[a[None, :], (a[None, :] - a[:, None]) % p]  # [d, a] = L[a, a - d]
+    return float(by_difference.std(axis=1).mean() / overall)
+
+
+def betti_vector_counts(bettis: Sequence[Sequence[int]]) -> dict[tuple[int, ...], int]:
+    """How many networks have each Betti vector, most frequent first, ties by vector (the paper, §5:
+    disc (1, 0, 0), circle (1, 1, 0), torus (1, 2, 1))."""
+    vectors = []
+    for v in bettis:
+        arr = np.asarray(v)
+        if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or (arr < 0).any():
+            raise ValueError(f"each Betti vector must be a sequence of non-negative integers, got {v!r}")
+        vectors.append(tuple(int(b) for b in arr))
+    return dict(sorted(Counter(vectors).items(), key=lambda item: (-item[1], item[0])))

@@ -1,0 +1,114 @@
+"""One-hidden-layer networks for (a + b) mod p, K independent instances stacked on a leading axis.
+
+Architectures (Moisescu-Pareja et al. 2025, §2; Zhong et al. 2023, §3):
+
+- ``attention``: Zhong's one-layer transformer on the tokens [a, b]: learned token and position
+  embeddings, ``n_heads`` heads with attention ``rate * softmax(q k^T / sqrt(d_head)) + (1 - rate)``
+  (rate 1: learnable attention, the Clock's "model B"; rate 0: every weight 1, uniform attention,
+  the Pizza's "model A"), then a ReLU MLP with biases, residual stream, no LayerNorm, and an
+  unembedding read at the last position;
+- ``mlp_add``: logits = W_U ReLU(W_in (E_a + E_b) + b_in);
+- ``mlp_concat``: logits = W_U ReLU(W_in [E_a; E_b] + b_in).
+
+Only the last position's logits enter the loss, so the transformer computes the query, the MLP and
+the unembedding at the last position only. Initialisation (ours): every weight matrix N(0, 1/fan_in),
+biases zero.
+"""
+
+import math
+
+import torch
+from torch import nn
+
+from interp_repro.core import check_positive_int
+from interp_repro.modular_addition.data import check_modulus
+
+ARCHITECTURES = ("attention", "mlp_add", "mlp_concat")
+
+
+def _normal(shape: tuple[int, ...], fan_in: int, generator: torch.Generator) -> nn.Parameter:
+    return nn.Parameter(torch.randn(shape, generator=generator) / math.sqrt(fan_in))
+
+
+class ModAddNet(nn.Module):
+    """K networks of one ``architecture`` for (a + b) mod ``p``; ``rate`` is the attention rate
+    (``attention`` only, any value in [0, 1])."""
+
+    def __init__(self, n_instances: int, p: int, architecture: str, generator: torch.Generator, *,
+                 rate: float = 1.0, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512):
+        super().__init__()
+        if architecture not in ARCHITECTURES:
+            raise ValueError(f"unknown architecture {architecture!r}: choose one of {ARCHITECTURES}")
+        p = check_modulus(p)
+        for name, value in (("n_instances", n_instances), ("d_model", d_model), ("n_heads", n_heads),
+                            ("d_mlp", d_mlp)):
+            check_positive_int(name, value)
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
+            raise ValueError(f"the attention rate must be a number in [0, 1], got {rate!r}")
+        if architecture == "attention" and d_model % n_heads:
+            raise ValueError(f"d_model ({d_model}) must be a multiple of n_heads ({n_heads})")
+        self.architecture, self.p, self.rate = architecture, p, float(rate)
+        K, d = n_instances, d_model
+        self.W_E = _normal((K, p, d), d, generator)
+        if architecture == "attention":
+            h, dh = n_heads, d // n_heads
+            self.W_pos = _normal((K, 2, d), d, generator)
+            self.W_Q = _normal((K, h, d, dh), d, generator)
+            self.W_K = _normal((K, h, d, dh), d, generator)
+            self.W_V = _normal((K, h, d, dh), d, generator)
+            self.W_O = _normal((K, h, dh, d), d, generator)
+            self.W_out = _normal((K, d_mlp, d), d_mlp, generator)
+            self.b_out = nn.Parameter(torch.zeros(K, 1, d))
+            d_in, d_unembed = d, d
+        else:
+            d_in, d_unembed = (2 * d if architecture == "mlp_concat" else d), d_mlp
+        self.W_in = _normal((K, d_in, d_mlp), d_in, generator)
+        self.b_in = nn.Parameter(torch.zeros(K, 1, d_mlp))
+        self.W_U = _normal((K, d_unembed, p), d_unembed, generator)
+
+    @property
+    def n_instances(self) -> int:
+        return self.W_E.shape[0]
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """E[tokens] per instance: tokens (K, N) -> (K, N, d)."""
+        K = self.n_instances
+        return self.W_E[torch.arange(K).unsqueeze(1), tokens]
+
+    def _mlp_input(self, ea: torch.Tensor, eb: torch.Tensor) -> torch.Tensor:
+        """The residual stream (or MLP input) at the last position, (K, N, d_in), from the two
+        token embeddings (K, N, d)."""
+        if self.architecture == "mlp_add":
+            return ea + eb
+        if self.architecture == "mlp_concat":
+            return torch.cat([ea, eb], dim=-1)
+        x0, x1 = ea + self.W_pos[:, 0:1], eb + self.W_pos[:, 1:2]
+        q = torch.einsum("knd,khde->khne", x1, self.W_Q)
+        k0, k1 = (torch.einsum("knd,khde->khne", x, self.W_K) for x in (x0, x1))
+        v0, v1 = (torch.einsum("knd,khde->khne", x, self.W_V) for x in (x0, x1))
+        scale = 1.0 / math.sqrt(q.shape[-1])
+        soft1 = torch.sigmoid(((q * k1).sum(-1) - (q * k0).sum(-1)) * scale)  # softmax over the 2 keys
+        w1 = self.rate * soft1 + (1.0 - self.rate)
+        w0 = self.rate * (1.0 - soft1) + (1.0 - self.rate)
+        z = w0.unsqueeze(-1) * v0 + w1.unsqueeze(-1) * v1
+        return x1 + torch.einsum("khne,khed->knd", z, self.W_O)
+
+    def from_embeddings(self, ea: torch.Tensor, eb: torch.Tensor, return_preacts: bool = False):
+        """The network after its embedding: logits (K, N, p) from token embeddings ``ea``, ``eb``
+        (K, N, d); with ``return_preacts`` also the MLP pre-activations (K, N, d_mlp)."""
+        x = self._mlp_input(ea, eb)
+        pre = torch.baddbmm(self.b_in, x, self.W_in)
+        hidden = torch.relu(pre)
+        if self.architecture == "attention":
+            x = torch.baddbmm(self.b_out, hidden, self.W_out).add_(x)
+        else:
+            x = hidden
+        logits = torch.bmm(x, self.W_U)
+        return (logits, pre) if return_preacts else logits
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, return_preacts: bool = False):
+        """Logits (K, N, p) at the last position for pairs ``a``, ``b`` of shape (K, N) (or (N,),
+        shared by all instances); with ``return_preacts`` also the MLP pre-activations (K, N, d_mlp)."""
+        if a.ndim == 1:
+            a, b = a.expand(self.n_instances, -1), b.expand(self.n_instances, -1)
+        return self.from_embeddings(self.embed(a), self.embed(b), return_preacts)

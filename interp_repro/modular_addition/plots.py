@@ -1,0 +1,150 @@
+"""Figures for the modular-addition chapter. Each function takes computed results and returns a Figure."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from interp_repro.modular_addition import analysis as an
+from interp_repro.modular_addition.experiments import LABELS, REFERENCES, Network
+
+
+def training_curves(res: dict[str, list[Network]]):
+    """Train (dashed) and test (solid) accuracy of every network, one panel per architecture."""
+    fig, axes = plt.subplots(1, len(res), figsize=(3.3 * len(res), 3), sharey=True, squeeze=False)
+    for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
+        for i, n in enumerate(nets):
+            ax.plot(n.curves["steps"], n.curves["train_acc"], color=f"C{i % 10}", lw=0.8, ls="--")
+            ax.plot(n.curves["steps"], n.curves["test_acc"], color=f"C{i % 10}", lw=1)
+        ax.set(title=LABELS[arch], xlabel="step")
+    axes[0, 0].set_ylabel("accuracy (solid test, dashed train)")
+    fig.tight_layout()
+    return fig
+
+
+def embedding_spectra(res: dict[str, list[Network]]):
+    """Norm of the token embedding's Fourier transform per frequency, first network of each
+    architecture: a few key frequencies stand out."""
+    fig, axes = plt.subplots(1, len(res), figsize=(3.3 * len(res), 2.8), squeeze=False)
+    for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
+        spec = nets[0].stats["embed_spectrum"]
+        ax.bar(np.arange(1, spec.size + 1), spec, color="C0")
+        ax.set(title=LABELS[arch], xlabel="frequency f")
+    axes[0, 0].set_ylabel("embedding DFT norm")
+    fig.tight_layout()
+    return fig
+
+
+def cluster_views(clouds: dict[str, np.ndarray], p: int):
+    """Each cloud (p^2, n) projected on its first two principal components (top row) and on
+    components 3-4 (bottom row), coloured by (a + b) mod p: the "clock face" of each cluster."""
+    fig, axes = plt.subplots(2, len(clouds), figsize=(3.1 * len(clouds), 6), squeeze=False)
+    colour = np.add.outer(np.arange(p), np.arange(p)).ravel() % p
+    for j, (label, cloud) in enumerate(clouds.items()):
+        centred = cloud - cloud.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        proj = centred @ vt[: min(4, vt.shape[0])].T
+        axes[0, j].scatter(proj[:, 0], proj[:, 1], c=colour, cmap="twilight", s=2)
+        axes[0, j].set(title=label, xlabel="PC 1", ylabel="PC 2", aspect="equal")
+        if proj.shape[1] >= 4:
+            axes[1, j].scatter(proj[:, 2], proj[:, 3], c=colour, cmap="twilight", s=2)
+        axes[1, j].set(xlabel="PC 3", ylabel="PC 4", aspect="equal")
+    fig.tight_layout()
+    return fig
+
+
+def references(p: int, f: int):
+    """The theorem's reference manifolds on the p x p grid at frequency f (first 2-3 coordinates)."""
+    fig = plt.figure(figsize=(9.5, 3))
+    colour = np.add.outer(np.arange(p), np.arange(p)).ravel() % p
+    disc, torus, circle = (getattr(an, f"reference_{n}")(p, f) for n in REFERENCES)
+    ax = fig.add_subplot(1, 3, 1)
+    ax.scatter(disc[:, 0], disc[:, 1], c=colour, cmap="twilight", s=2)
+    ax.set(title="disc (phases aligned)", aspect="equal")
+    ax = fig.add_subplot(1, 3, 2, projection="3d")
+    # the flat torus in R^4, drawn as the standard torus in R^3 with the same angles
+    r = 2 + torus[:, 2]
+    ax.scatter(r * torus[:, 0], r * torus[:, 1], torus[:, 3], c=colour, cmap="twilight", s=1)
+    ax.set(title="torus (independent phases)")
+    ax.set_box_aspect((1, 1, 0.35))
+    ax = fig.add_subplot(1, 3, 3)
+    ax.scatter(circle[:, 0], circle[:, 1], c=colour, cmap="twilight", s=4)
+    ax.set(title="circle (angle sum)", aspect="equal")
+    fig.tight_layout()
+    return fig
+
+
+def barcode(diagrams: list[np.ndarray], title: str = "", threshold: float | None = None):
+    """Persistence barcode of H0..Hk diagrams (units of the cloud's diameter); the dotted line marks the
+    Betti threshold's bar length."""
+    fig, axes = plt.subplots(1, len(diagrams), figsize=(3.2 * len(diagrams), 2.8), squeeze=False)
+    for k, (ax, dgm) in enumerate(zip(axes[0], diagrams, strict=True)):
+        life = dgm[:, 1] - dgm[:, 0]
+        order = np.argsort(-life)[:40]
+        for i, j in enumerate(order):
+            death = dgm[j, 1] if np.isfinite(dgm[j, 1]) else 1.0
+            ax.plot([dgm[j, 0], death], [i, i], color=f"C{k}", lw=1.5)
+        ax.set(title=f"H{k} (longest 40 bars)", xlabel="scale / diameter", yticks=[])
+        if threshold is not None:
+            ax.axvline(threshold, color="k", ls=":", lw=0.8)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def betti_distribution(res: dict[str, list[Network]], key: str = "betti"):
+    """How often each Betti vector occurs among the analysed clusters of each architecture."""
+    counts = {arch: an.betti_vector_counts([tuple(b) for n in nets for b in n.stats[key]])
+              for arch, nets in res.items()}
+    vectors = sorted({v for c in counts.values() for v in c})
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    width = 0.8 / len(res)
+    x = np.arange(len(vectors))
+    for i, (arch, c) in enumerate(counts.items()):
+        total = sum(c.values())
+        ax.bar(x + i * width, [c.get(v, 0) / total for v in vectors], width, label=LABELS[arch])
+    ax.set_xticks(x + 0.4 - width / 2, [str(v) for v in vectors])
+    ax.set(xlabel="Betti vector", ylabel="share of clusters")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def pad_heatmaps(res: dict[str, list[Network]]):
+    """Phase alignment distribution: where on the p x p input grid each neuron peaks, pooled over the
+    networks of each architecture."""
+    p = next(iter(res.values()))[0].spec.p
+    fig, axes = plt.subplots(1, len(res), figsize=(3.1 * len(res), 3), squeeze=False)
+    for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
+        pad = np.concatenate([n.stats["pad"] for n in nets])
+        hist = np.zeros((p, p))
+        np.add.at(hist, (pad[:, 0], pad[:, 1]), 1)
+        ax.imshow(hist, cmap="magma", origin="lower")
+        ax.set(title=LABELS[arch], xlabel="b*", ylabel="a*")
+    fig.tight_layout()
+    return fig
+
+
+def torus_distance_hist(res: dict[str, list[Network]]):
+    """Histogram of each neuron's peak (a*, b*) distance to the diagonal a = b on the discrete torus."""
+    p = next(iter(res.values()))[0].spec.p
+    fig, ax = plt.subplots(figsize=(5.5, 3))
+    bins = np.arange(p // 2 + 2) - 0.5
+    for arch, nets in res.items():
+        d = an.torus_distance(np.concatenate([n.stats["pad"] for n in nets]), p)
+        ax.hist(d, bins=bins, histtype="step", density=True, label=LABELS[arch])
+    ax.set(xlabel="torus distance of the peak to the diagonal", ylabel="density")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def distance_distributions(within: np.ndarray, across: np.ndarray):
+    """Bottleneck distances between H1 diagrams: within architecture against across (uniform vs
+    learnable attention)."""
+    fig, ax = plt.subplots(figsize=(5.5, 3))
+    bins = np.linspace(0, max(within.max(initial=0), across.max(initial=0)) * 1.05 + 1e-9, 20)
+    ax.hist(within, bins=bins, alpha=0.6, label=f"within ({within.size} pairs)")
+    ax.hist(across, bins=bins, alpha=0.6, label=f"across ({across.size} pairs)")
+    ax.set(xlabel="bottleneck distance (H1, units of the diameter)", ylabel="pairs")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,132 @@
+"""Models, training and experiment plumbing of the modular-addition study (fast checks)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from interp_repro.core import torch_generator
+from interp_repro.modular_addition import experiments as ex
+from interp_repro.modular_addition.data import all_pairs, check_modulus, split
+from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.modular_addition.probes import gradient_symmetricity, tables
+from interp_repro.modular_addition.train import train
+
+SMALL = dict(d_model=8, n_heads=2, d_mlp=16)
+
+
+@pytest.mark.parametrize("p", [2, 0, -5, 3.5, True])
+def test_bad_modulus_is_rejected(p):
+    with pytest.raises(ValueError, match="modulus"):
+        check_modulus(p)
+
+
+def test_pairs_and_split():
+    a, b, y = all_pairs(5)
+    assert torch.equal(a * 5 + b, torch.arange(25)) and torch.equal(y, (a + b) % 5)
+    tr, te = split(7, 0.8, [0, 1])
+    assert tr.shape == (2, 39) and te.shape == (2, 10)
+    for k in range(2):
+        assert sorted(tr[k].tolist() + te[k].tolist()) == list(range(49))
+    assert not torch.equal(tr[0], tr[1])
+    assert torch.equal(split(7, 0.8, [1])[0][0], tr[1])
+    with pytest.raises(ValueError):
+        split(3, 0.01, [0])
+
+
+@pytest.mark.parametrize("arch", ["attention", "mlp_add", "mlp_concat"])
+def test_shapes(arch):
+    model = ModAddNet(3, 7, arch, torch_generator(0), **SMALL)
+    a, b, _ = all_pairs(7)
+    logits, pre = model(a, b, return_preacts=True)
+    assert logits.shape == (3, 49, 7) and pre.shape == (3, 49, 16)
+    pre_t, logit_t = tables(model)
+    assert pre_t.shape == (3, 7, 7, 16) and logit_t.shape == (3, 7, 7, 7)
+
+
+def test_bad_settings_are_rejected():
+    with pytest.raises(ValueError, match="rate"):
+        ModAddNet(1, 7, "attention", torch_generator(0), rate=1.5, **SMALL)
+    with pytest.raises(ValueError, match="architecture"):
+        ModAddNet(1, 7, "lstm", torch_generator(0))
+    with pytest.raises(ValueError, match="multiple"):
+        ModAddNet(1, 7, "attention", torch_generator(0), d_model=10, n_heads=4, d_mlp=8)
+
+
+def _naive_attention_logits(model: ModAddNet, a: int, b: int) -> torch.Tensor:
+    """Both positions, explicit softmax over keys, read at the last position (instance 0)."""
+    x = torch.stack([model.W_E[0, a] + model.W_pos[0, 0], model.W_E[0, b] + model.W_pos[0, 1]])
+    out = torch.zeros_like(x)
+    for h in range(model.W_Q.shape[1]):
+        q, k, v = x @ model.W_Q[0, h], x @ model.W_K[0, h], x @ model.W_V[0, h]
+        weights = model.rate * torch.softmax(q @ k.T / math.sqrt(q.shape[-1]), dim=-1) + (1 - model.rate)
+        out = out + (weights @ v) @ model.W_O[0, h]
+    r = x + out
+    r = r + torch.relu(r @ model.W_in[0] + model.b_in[0, 0]) @ model.W_out[0] + model.b_out[0, 0]
+    return r[-1] @ model.W_U[0]
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.3, 1.0])
+def test_attention_matches_a_naive_two_position_transformer(rate):
+    model = ModAddNet(1, 7, "attention", torch_generator(1), rate=rate, **SMALL)
+    with torch.no_grad():
+        model.b_in.normal_(generator=torch_generator(2))
+        model.b_out.normal_(generator=torch_generator(3))
+        fast = model(torch.tensor([3, 6]), torch.tensor([5, 0]))[0]
+        for i, (a, b) in enumerate([(3, 5), (6, 0)]):
+            torch.testing.assert_close(fast[i], _naive_attention_logits(model, a, b), atol=1e-5, rtol=1e-5)
+
+
+def test_uniform_attention_ignores_queries_and_keys():
+    model = ModAddNet(1, 7, "attention", torch_generator(0), rate=0.0, **SMALL)
+    a, b, _ = all_pairs(7)
+    before = model(a, b).detach()
+    with torch.no_grad():
+        model.W_Q.normal_(generator=torch_generator(5))
+        model.W_K.normal_(generator=torch_generator(6))
+    torch.testing.assert_close(model(a, b), before)
+
+
+def test_training_is_deterministic_and_independent_of_stacking():
+    kw = dict(steps=6, eval_every=2, **SMALL)
+    one = train("attention", 7, [4], **kw, quiet=True)
+    again = train("attention", 7, [4], **kw, quiet=True)
+    both = train("attention", 7, [3, 4], **kw, quiet=True)
+    np.testing.assert_array_equal(one.train_loss, again.train_loss)
+    np.testing.assert_allclose(both.train_loss[:, 1], one.train_loss[:, 0], rtol=1e-4)
+    assert one.steps.tolist() == [0, 2, 4, 6]
+    assert one.train_loss[-1, 0] < one.train_loss[0, 0]
+
+
+def test_gradient_symmetricity_is_one_for_mlp_add():
+    model = ModAddNet(2, 7, "mlp_add", torch_generator(0), **SMALL)
+    np.testing.assert_allclose(gradient_symmetricity(model, n_triples=20), 1.0, rtol=1e-5)
+    concat = ModAddNet(1, 7, "mlp_concat", torch_generator(0), **SMALL)
+    assert gradient_symmetricity(concat, n_triples=20)[0] < 0.9
+
+
+def test_logit_cloud_of_a_clock_is_a_circle_indexed_by_the_sum():
+    p, f = 11, 3
+    a, b, c = np.meshgrid(np.arange(p), np.arange(p), np.arange(p), indexing="ij")
+    logits = np.cos(2 * np.pi * f * (a + b - c) / p)
+    cloud = ex.logit_cloud(logits, f)
+    radius = np.hypot(cloud[:, 0], cloud[:, 1])
+    np.testing.assert_allclose(radius, p / 2, rtol=1e-9)
+    angle = np.angle(cloud[:, 0] + 1j * cloud[:, 1])
+    s = (np.arange(p * p) // p + np.arange(p * p) % p) % p
+    np.testing.assert_allclose(np.exp(1j * angle), np.exp(2j * np.pi * f * s / p), atol=1e-9)
+
+
+def test_embedding_spectrum_finds_a_planted_frequency():
+    p = 13
+    W = np.outer(np.cos(2 * np.pi * 4 * np.arange(p) / p), np.ones(5))
+    spec = ex.embedding_spectrum(W)
+    assert spec.shape == (6,) and int(np.argmax(spec)) + 1 == 4
+
+
+@pytest.mark.parametrize("overrides", [dict(architectures=("transformer",)), dict(p=2), dict(seeds=0),
+                                       dict(min_cluster=0), dict(architectures=())])
+def test_config_rejects_bad_settings(overrides):
+    with pytest.raises(ValueError):
+        ex.ModAddConfig.preset("ci", **overrides)
