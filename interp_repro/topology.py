@@ -23,7 +23,7 @@ import numpy as np
 from persim import bottleneck as _persim_bottleneck
 from ripser import ripser
 from scipy.cluster.hierarchy import linkage
-from scipy.spatial.distance import pdist
+from scipy.spatial.distance import pdist, squareform
 
 from interp_repro.core.validate import check_fraction, check_positive_int
 
@@ -128,7 +128,8 @@ def persistence(points, maxdim: int = 2, n_landmarks: int | None = None, seed: i
         return [h0]
     if n_landmarks is not None and n_landmarks < len(X):
         X = X[landmarks(X, n_landmarks, seed)]
-    higher = ripser(X / diam, maxdim=maxdim)["dgms"][1:]
+    # a distance matrix, not the points: a cluster may have more neurons (columns) than landmarks
+    higher = ripser(squareform(pdist(X)) / diam, maxdim=maxdim, distance_matrix=True)["dgms"][1:]
     return [h0, *(np.asarray(d, dtype=np.float64).reshape(-1, 2) for d in higher)]
 
 

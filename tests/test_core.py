@@ -12,7 +12,7 @@ import torch
 import interp_repro.claims as claims_mod
 import interp_repro.core.cache as cache_mod
 from interp_repro.claims import parse_claims
-from interp_repro.core.cache import cache_dir, cache_key, cached, library_fingerprint
+from interp_repro.core.cache import cache_dir, cache_key, cached, is_cached, library_fingerprint
 from interp_repro.core.device import select_device, torch_threads
 from interp_repro.core.progress import progress
 from interp_repro.core.records import load_records, record, record_all, record_path
@@ -200,7 +200,9 @@ def test_cache_dir_follows_env(tmp_path):
 
 def test_cached_computes_once_then_hits():
     compute = Counter()
+    assert not is_cached("ns", {"n": 3})
     first = cached("ns", {"n": 3}, compute)
+    assert is_cached("ns", {"n": 3}) and not is_cached("ns", {"n": 4})
     second = cached("ns", {"n": 3}, compute)
     assert compute.calls == 1
     np.testing.assert_array_equal(second["w"], [0.0, 1.0, 2.0])
@@ -405,4 +407,29 @@ def test_fingerprint_covers_shared_code_and_only_its_own_study():
     finally:
         (other / "mod.py").unlink()
         other.rmdir()
+        library_fingerprint.cache_clear()
+
+
+def test_fingerprint_covers_the_top_level_modules_a_study_imports():
+    from pathlib import Path
+
+    import interp_repro.core.cache as cache_mod
+
+    root = Path(cache_mod.__file__).resolve().parents[1]
+    shared, study = root / "zz_shared_probe.py", root / "zz_study_probe"
+    study.mkdir()
+    try:
+        (study / "mod.py").write_text("from interp_repro.zz_shared_probe import X\n")
+        shared.write_text("X = 1\n")
+        library_fingerprint.cache_clear()
+        before_user = library_fingerprint("zz_study_probe")
+        before_other = library_fingerprint("superposition")
+        shared.write_text("X = 2\n")
+        library_fingerprint.cache_clear()
+        assert library_fingerprint("zz_study_probe") != before_user
+        assert library_fingerprint("superposition") == before_other
+    finally:
+        shared.unlink(missing_ok=True)
+        (study / "mod.py").unlink()
+        study.rmdir()
         library_fingerprint.cache_clear()

@@ -1,6 +1,6 @@
 """What every study shares: scales, seeding, the results cache, claim records, progress, devices."""
 
-from interp_repro.core.cache import cache_dir, cached, library_fingerprint
+from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
 from interp_repro.core.device import select_device, torch_threads
 from interp_repro.core.progress import progress
 from interp_repro.core.records import load_records, record, record_all
@@ -16,6 +16,7 @@ __all__ = [
     "check_positive_int",
     "check_scale",
     "default_scale",
+    "is_cached",
     "library_fingerprint",
     "load_records",
     "numpy_rng",

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
@@ -37,21 +38,27 @@ def cache_dir() -> Path:
 def library_fingerprint(study: str | None = None) -> str:
     """Package version plus a hash of the library code that ``study``'s results depend on.
 
-    That code is every top-level module and ``core/``, plus the study's own subpackage when one is
-    named, except ``plots.py`` modules, which only draw cached arrays. Editing it changes the
-    fingerprint, so cached results and recorded claims never outlive the code that made them,
-    while editing one study (or a figure) leaves the other caches valid.
+    That code is ``core/``, the study's own subpackage and the top-level modules it imports (e.g.
+    ``topology.py``); with no study, every module. ``plots.py`` modules are left out: they only draw
+    cached arrays. Editing that code changes the fingerprint, so cached results and recorded claims
+    never outlive the code that made them, while editing one study, a shared module another study
+    does not use, or a figure leaves the other caches valid.
     """
     from interp_repro import __version__
 
     root = Path(__file__).resolve().parents[1]
-    folders = {"core"} | ({study} if study else set())
+    if study is None:
+        files = sorted(root.rglob("*.py"))
+    else:
+        own = sorted((root / study).rglob("*.py"))
+        imported = {m for path in own for m in re.findall(r"interp_repro\.(\w+)", path.read_text())}
+        files = sorted(root.glob("core/*.py")) + own + sorted(
+            root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.name == "plots.py" or (len(rel.parts) > 1 and rel.parts[0] not in folders):
+    for path in files:
+        if path.name == "plots.py":
             continue
-        digest.update(str(rel).encode())
+        digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
@@ -139,3 +146,8 @@ def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays
         raise ValueError(f"cannot cache arrays {bad}: names may not start with '__', no objects")
     _write(path, key, arrays)
     return arrays
+
+
+def is_cached(namespace: str, config: Any) -> bool:
+    """Whether an entry for ``config`` exists (it may still turn out corrupt when read)."""
+    return _entry_path(namespace, cache_key(namespace, config)).exists()

@@ -6,14 +6,17 @@ PAD samples, the H1 diagram of its largest cluster), so re-plotting never retrai
 pools the analyses over networks; each ``*_claims`` function turns them into headline numbers.
 """
 
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from multiprocessing import get_context
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from scipy.stats import ks_2samp
 
-from interp_repro.core import cached, check_positive_int, torch_threads
+from interp_repro.core import cached, check_positive_int, is_cached, progress, torch_threads
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import analysis as an
 from interp_repro.modular_addition.data import check_modulus
@@ -69,8 +72,10 @@ class NetSpec:
                          n_heads=self.n_heads, d_mlp=self.d_mlp)
 
 
-def train_network(spec: NetSpec, threads: int = 2) -> tuple[ModAddNet, Arrays]:
-    """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc)."""
+def train_network(spec: NetSpec, threads: int = 1) -> tuple[ModAddNet, Arrays]:
+    """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
+    One torch thread by default: ``run_networks`` runs one network per core instead, which does not
+    slow to a crawl when the machine is busy, as two threads waiting on each other do."""
     def compute() -> Arrays:
         kind, rate = ARCHITECTURES[spec.architecture]
         with torch_threads(threads):
@@ -193,19 +198,43 @@ class Network:
         return train_network(self.spec)[0]
 
 
-def run_networks(cfg: ModAddConfig) -> dict[str, list[Network]]:
-    """Train (or load) and analyse every network: architecture -> one Network per seed."""
-    out: dict[str, list[Network]] = {}
-    for arch in cfg.architectures:
-        out[arch] = []
-        for s in range(cfg.seed, cfg.seed + cfg.seeds):
-            spec = cfg.spec(arch, s)
-            model, curves = train_network(spec)
-            key = {"spec": spec, "min_cluster": cfg.min_cluster, "max_clusters": cfg.max_clusters,
-                   "n_landmarks": cfg.n_landmarks}
-            stats = cached("modular_addition/analysis", key, lambda model=model: analyse(
-                model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks))
-            out[arch].append(Network(spec, curves, stats))
+def _analysis_key(cfg: ModAddConfig, spec: NetSpec) -> dict:
+    return {"spec": spec, "min_cluster": cfg.min_cluster, "max_clusters": cfg.max_clusters,
+            "n_landmarks": cfg.n_landmarks}
+
+
+def _network(cfg: ModAddConfig, spec: NetSpec) -> Network:
+    """Train (or load) and analyse (or load) one network."""
+    model, curves = train_network(spec)
+    stats = cached("modular_addition/analysis", _analysis_key(cfg, spec), lambda: analyse(
+        model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks))
+    return Network(spec, curves, stats)
+
+
+def _prepare(cfg: ModAddConfig, spec: NetSpec) -> None:
+    """Worker task: fill the cache for one network, quietly, on one thread."""
+    os.environ["INTERP_REPRO_QUIET"] = "1"
+    with torch_threads(1):
+        _network(cfg, spec)
+
+
+def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Network]]:
+    """Train (or load) and analyse every network: architecture -> one Network per seed.
+
+    Networks missing from the cache are computed in a pool of ``workers`` processes (default: one per
+    CPU core), one network and one torch thread per process; results do not depend on the pool."""
+    specs = [cfg.spec(arch, s) for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.seeds)]
+    todo = [s for s in specs if not (is_cached("modular_addition/train", s)
+                                     and is_cached("modular_addition/analysis", _analysis_key(cfg, s)))]
+    workers = check_positive_int("workers", workers) if workers is not None else (os.cpu_count() or 1)
+    if len(todo) > 1 and workers > 1:
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_prepare, cfg, s) for s in todo]
+            for future in progress(as_completed(futures), total=len(futures), desc="networks"):
+                future.result()
+    out: dict[str, list[Network]] = {arch: [] for arch in cfg.architectures}
+    for spec in specs:
+        out[spec.architecture].append(_network(cfg, spec))
     return out
 
 
