@@ -31,6 +31,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/superposition_training.py
 	$(BIN)/python benchmarks/schur_rnn.py
+	$(BIN)/python benchmarks/modular_addition_training.py
+	$(BIN)/python benchmarks/topology.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext

@@ -7,7 +7,7 @@
 3. ``torch.compile`` of our step against eager.
 4. K seeds stacked in one program against the same seeds one after another (attention and MLP-Add).
 
-Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--out FILE]``.
+Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N] [--out FILE]``.
 """
 
 import argparse
@@ -141,9 +141,11 @@ def step_flops(n_train: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (the library trains one network per core on one thread)")
     parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/modular_addition.json"))
     args = parser.parse_args()
-    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
 
     t_ref, step_ref = run_reference(0)
     step_fn, acc_fn = ours([0])
