@@ -126,7 +126,8 @@ def test_embedding_spectrum_finds_a_planted_frequency():
 
 
 @pytest.mark.parametrize("overrides", [dict(architectures=("transformer",)), dict(p=2), dict(seeds=0),
-                                       dict(min_cluster=0), dict(architectures=())])
+                                       dict(min_cluster=0), dict(architectures=()), dict(train_frac=1.5),
+                                       dict(weight_decay=-1.0)])
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)

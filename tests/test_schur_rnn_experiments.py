@@ -128,3 +128,6 @@ def test_example_rollout_shapes_and_bounds():
     assert not np.allclose(ex_["full"], ex_["ablated"])
     with pytest.raises(ValueError, match="instance"):
         ex.example_rollout(w, "copy", ("CR",), 0.9, instance=2)
+    for bad in (("XX",), "CR"):
+        with pytest.raises(ValueError, match="subset"):
+            ex.example_rollout(w, "copy", bad, 0.9)

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from scipy.stats import ks_2samp
 
-from interp_repro.core import cached, check_positive_int, is_cached, progress, torch_threads
+from interp_repro.core import cached, check_fraction, check_positive_int, is_cached, progress, torch_threads
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import analysis as an
 from interp_repro.modular_addition.data import check_modulus
@@ -65,6 +65,11 @@ class NetSpec:
         check_modulus(self.p)
         for name in ("steps", "d_model", "n_heads", "d_mlp", "eval_every"):
             check_positive_int(name, getattr(self, name))
+        check_fraction("train_frac", self.train_frac)
+        for name in ("lr", "weight_decay"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
 
     def build(self) -> ModAddNet:
         kind, rate = ARCHITECTURES[self.architecture]
@@ -177,9 +182,8 @@ class ModAddConfig(Preset):
             raise ValueError(f"architectures must be a non-empty tuple, got {self.architectures!r}")
         for name in ("seeds", "min_cluster", "max_clusters", "n_landmarks"):
             check_positive_int(name, getattr(self, name))
-        self.spec(self.architectures[0], self.seed)  # validates the shared fields and the names
         for arch in self.architectures:
-            self.spec(arch, self.seed)
+            self.spec(arch, self.seed)  # validates the names and the shared fields
 
     def spec(self, architecture: str, seed: int) -> NetSpec:
         return NetSpec(architecture, self.p, seed, self.steps, self.lr, self.weight_decay, self.train_frac,

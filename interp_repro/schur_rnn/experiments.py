@@ -16,6 +16,7 @@ from interp_repro.core import cached, check_fraction, check_positive_int, torch_
 from interp_repro.core.presets import Preset
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, rollout
 from interp_repro.schur_rnn.schur import (
+    ABLATION_BLOCKS,
     ablate_T,
     fvu,
     ordered_real_schur,
@@ -173,6 +174,9 @@ def example_rollout(weights: Arrays, task: str, subset: tuple[str, ...], alpha: 
     K = weights["W_hh"].shape[0]
     if isinstance(instance, bool) or not isinstance(instance, int) or not 0 <= instance < K:
         raise ValueError(f"instance must be an integer in [0, {K}), got {instance!r}")
+    unknown = sorted(set(subset) - set(ABLATION_BLOCKS))
+    if isinstance(subset, str) or unknown:
+        raise ValueError(f"subset must be a collection of names from {list(ABLATION_BLOCKS)}, got {subset!r}")
     index = SUBSETS.index(tuple(b for b in ("RR", "CR", "CC") if b in subset))
     matrices, _, _, _ = ablated_matrices(weights["W_hh"][instance:instance + 1], alpha)
     inputs, targets, mask = _held_out(task, 1, seed)
