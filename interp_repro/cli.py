@@ -8,6 +8,7 @@ import sys
 from interp_repro import STUDIES
 from interp_repro.claims import REPORT_COLUMNS, check_records, report_rows
 from interp_repro.core import SCALES, cache_dir, check_scale, record_all
+from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV
 from interp_repro.core.progress import QUIET_ENV
 
 
@@ -22,6 +23,12 @@ def _scale(name: str) -> str:
         return check_scale(name)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _workers(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"--workers must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
@@ -64,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("study", type=_study, help=f"one of {', '.join(STUDIES)}")
     run.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_workers, default=None,
+                       help="train independent models in N local processes (default: one per core)")
+    where.add_argument("--dask", metavar="ADDRESS", default=None,
+                       help="send independent trainings and analyses to the Dask scheduler at ADDRESS, "
+                            "e.g. tcp://10.0.0.5:8786 (install this checkout on every worker)")
     run.set_defaults(func=cmd_run)
     rep = sub.add_parser("report", help="claims, paper values, ours and status")
     rep.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
@@ -76,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "quiet", False):
         os.environ[QUIET_ENV] = "1"
+    if getattr(args, "workers", None) is not None:
+        os.environ[WORKERS_ENV] = str(args.workers)
+    if getattr(args, "dask", None):
+        os.environ[DASK_ENV] = args.dask
     return args.func(args)
 
 

@@ -23,6 +23,8 @@ def test_list(capsys):
     (["run", "superposition", "--scale", "huge"], "unknown scale 'huge': choose one of ci, book"),
     (["run", "nope"], "unknown study 'nope': choose one of superposition"),
     (["report", "--scale", "tiny"], "unknown scale 'tiny'"),
+    (["run", "abstraction", "--workers", "0"], "--workers must be a positive integer, got '0'"),
+    (["run", "abstraction", "--workers", "2", "--dask", "tcp://h:8786"], "not allowed with argument"),
 ])
 def test_bad_input_is_named(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

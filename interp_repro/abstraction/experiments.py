@@ -40,6 +40,7 @@ from interp_repro.abstraction.theory import (
     terminal_abstraction,
 )
 from interp_repro.core import cached, check_positive_int, torch_threads
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 
 Arrays = dict[str, np.ndarray]
@@ -385,13 +386,21 @@ def ablation_claims(res: Arrays) -> dict[str, Any]:
 
 
 def run_all(scale: str) -> dict[str, Any]:
-    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    nonlinear = NonlinearConfig.preset(scale)
+    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers.
+
+    The trained experiments are independent, so those not cached yet run side by side first
+    (``core.parallel.run_jobs``); the kappa sweep is closed-form and runs here."""
+    linear, kappa, depth = LinearConfig.preset(scale), KappaConfig.preset(scale), DepthConfig.preset(scale)
+    kernels, nonlinear = KernelConfig.preset(scale), NonlinearConfig.preset(scale)
+    ablation = AblationConfig.preset(scale)
+    run_jobs([Job(run_linear, (linear,)), Job(run_depth, (depth,)),
+              Job(run_kernels, (kernels,)), Job(run_nonlinear, (nonlinear,)), Job(run_ablation, (ablation,))],
+             desc="abstraction experiments")
     claims: dict[str, Any] = {}
-    claims |= linear_claims(run_linear(LinearConfig.preset(scale)))
-    claims |= kappa_claims(run_kappa(KappaConfig.preset(scale)))
-    claims |= depth_claims(run_depth(DepthConfig.preset(scale)))
-    claims |= kernel_claims(run_kernels(KernelConfig.preset(scale)))
+    claims |= linear_claims(run_linear(linear))
+    claims |= kappa_claims(run_kappa(kappa))
+    claims |= depth_claims(run_depth(depth))
+    claims |= kernel_claims(run_kernels(kernels))
     claims |= nonlinear_claims(run_nonlinear(nonlinear), nonlinear.activations)
-    claims |= ablation_claims(run_ablation(AblationConfig.preset(scale)))
+    claims |= ablation_claims(run_ablation(ablation))
     return claims

@@ -6,6 +6,10 @@ that study's code and the shared code only.
 Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles). Writes go to a temporary
 file that is renamed into place, so a reader never sees half an entry. An entry that cannot be read,
 or whose header does not match its key, is deleted and recomputed with a warning.
+
+Two switches serve ``core.parallel``: :func:`journal` lists the entries a computation writes (so a
+worker can send them back), and :func:`probing` makes a missing entry raise :class:`NotCached`
+instead of being computed (so a caller can tell which jobs still have work to do).
 """
 
 import dataclasses
@@ -15,8 +19,10 @@ import logging
 import os
 import re
 import tempfile
+import threading
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,11 @@ CACHE_ENV = "INTERP_REPRO_CACHE"
 log = logging.getLogger(__name__)
 
 Arrays = dict[str, np.ndarray]
+_state = threading.local()  # per thread: a Dask worker may run several jobs at once
+
+
+class NotCached(LookupError):
+    """Raised by :func:`cached` inside :func:`probing` when an entry would have to be computed."""
 
 
 def cache_dir() -> Path:
@@ -124,6 +135,60 @@ def _write(path: Path, key: str, arrays: Arrays) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    written = getattr(_state, "journal", None)
+    if written is not None:
+        written.append(path)
+
+
+@contextmanager
+def journal() -> Iterator[list[Path]]:
+    """Collect the paths of the entries written in the body (this thread only)."""
+    before, _state.journal = getattr(_state, "journal", None), []
+    try:
+        yield _state.journal
+    finally:
+        _state.journal = before
+
+
+@contextmanager
+def probing() -> Iterator[None]:
+    """In the body (this thread only), :func:`cached` raises :class:`NotCached` for a missing entry."""
+    before, _state.probing = getattr(_state, "probing", False), True
+    try:
+        yield
+    finally:
+        _state.probing = before
+
+
+def entry_bytes(path: Path) -> tuple[str, bytes]:
+    """An entry as (path relative to the cache folder, file bytes): what a remote worker sends back."""
+    return path.relative_to(cache_dir()).as_posix(), path.read_bytes()
+
+
+def install(relative: str, data: bytes) -> None:
+    """Store an entry sent by another machine (see :func:`entry_bytes`), unless one is already here.
+
+    The bytes must be a readable entry whose header matches its file name, else ``ValueError``."""
+    parts = relative.split("/")
+    key = parts[-1].removesuffix(".npz")
+    if len(parts) < 2 or not re.fullmatch(r"[0-9a-f]{24}\.npz", parts[-1]):
+        raise ValueError(f"not a cache entry path: {relative!r}")
+    path = _entry_path("/".join(parts[:-1]), key)
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        _read(Path(tmp), key)
+        os.replace(tmp, path)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise ValueError(f"received cache entry {relative!r} is not valid: {err}") from err
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays:
@@ -140,6 +205,8 @@ def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             log.warning("discarding corrupt cache entry %s (%s); recomputing", path, err)
             path.unlink(missing_ok=True)
+    if getattr(_state, "probing", False):
+        raise NotCached(f"{namespace}: {key}")
     arrays = {name: np.asarray(value) for name, value in compute().items()}
     bad = [name for name in arrays if name.startswith("__") or arrays[name].dtype == object]
     if bad:

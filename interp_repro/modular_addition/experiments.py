@@ -6,17 +6,15 @@ PAD samples, the H1 diagram of its largest cluster), so re-plotting never retrai
 pools the analyses over networks; each ``*_claims`` function turns them into headline numbers.
 """
 
-import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from scipy.stats import ks_2samp
 
-from interp_repro.core import cached, check_fraction, check_positive_int, is_cached, progress, torch_threads
+from interp_repro.core import cached, check_fraction, check_positive_int, torch_threads
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import analysis as an
 from interp_repro.modular_addition.data import check_modulus
@@ -215,27 +213,14 @@ def _network(cfg: ModAddConfig, spec: NetSpec) -> Network:
     return Network(spec, curves, stats)
 
 
-def _prepare(cfg: ModAddConfig, spec: NetSpec) -> None:
-    """Worker task: fill the cache for one network, quietly, on one thread."""
-    os.environ["INTERP_REPRO_QUIET"] = "1"
-    with torch_threads(1):
-        _network(cfg, spec)
-
-
 def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Network]]:
     """Train (or load) and analyse every network: architecture -> one Network per seed.
 
-    Networks missing from the cache are computed in a pool of ``workers`` processes (default: one per
-    CPU core), one network and one torch thread per process; results do not depend on the pool."""
+    Networks missing from the cache are computed side by side (``core.parallel.run_jobs``: one per
+    core by default, or on Dask), one network and one torch thread per process; results do not
+    depend on where they ran."""
     specs = [cfg.spec(arch, s) for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.seeds)]
-    todo = [s for s in specs if not (is_cached("modular_addition/train", s)
-                                     and is_cached("modular_addition/analysis", _analysis_key(cfg, s)))]
-    workers = check_positive_int("workers", workers) if workers is not None else (os.cpu_count() or 1)
-    if len(todo) > 1 and workers > 1:
-        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_prepare, cfg, s) for s in todo]
-            for future in progress(as_completed(futures), total=len(futures), desc="networks"):
-                future.result()
+    run_jobs([Job(_network, (cfg, spec)) for spec in specs], desc="networks", workers=workers)
     out: dict[str, list[Network]] = {arch: [] for arch in cfg.architectures}
     for spec in specs:
         out[spec.architecture].append(_network(cfg, spec))

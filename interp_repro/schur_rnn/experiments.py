@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from interp_repro.core import cached, check_fraction, check_positive_int, torch_generator
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, rollout
 from interp_repro.schur_rnn.schur import (
@@ -282,13 +283,25 @@ class CopyResults:
     config: dict = field(default_factory=dict)
 
 
-def run_copy(cfg: CopyConfig) -> CopyResults:
-    """Train (or load) every copy-task unit and profile its 8 ablations."""
-    def unit(construction: str, n_hidden: int) -> Unit:
-        return _unit(cfg.spec("copy", construction, n_hidden, cfg.train_replay), cfg.alpha, cfg.eval_batch)
+def _copy_specs(cfg: CopyConfig) -> list[TrainSpec]:
+    """The copy-task units: the grid, then the sweep sizes the grid lacks."""
+    grid = [(c, n) for c in cfg.constructions for n in cfg.n_hiddens]
+    extra = [("orthogonal", n) for n in cfg.sweep_n_hiddens if ("orthogonal", n) not in grid]
+    return [cfg.spec("copy", c, n, cfg.train_replay) for c, n in grid + extra]
 
-    grid = {(c, n): unit(c, n) for c in cfg.constructions for n in cfg.n_hiddens}
-    sweep = {n: grid.get(("orthogonal", n)) or unit("orthogonal", n) for n in cfg.sweep_n_hiddens}
+
+def _unit_jobs(specs: list[TrainSpec], cfg: Recipe) -> list[Job]:
+    return [Job(_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in specs]
+
+
+def run_copy(cfg: CopyConfig) -> CopyResults:
+    """Train (or load) every copy-task unit and profile its 8 ablations; missing units are trained
+    side by side (``core.parallel.run_jobs``)."""
+    specs = _copy_specs(cfg)
+    run_jobs(_unit_jobs(specs, cfg), desc="copy-task units")
+    units = {(s.construction, s.n_hidden): _unit(s, cfg.alpha, cfg.eval_batch) for s in specs}
+    grid = {(c, n): units[(c, n)] for c in cfg.constructions for n in cfg.n_hiddens}
+    sweep = {n: units[("orthogonal", n)] for n in cfg.sweep_n_hiddens}
     head = grid[cfg.headline]
     alphas = {a: _profile(head.spec, head.weights, a, cfg.eval_batch) for a in cfg.alphas}
     return CopyResults(grid, sweep, alphas, cfg.headline, asdict(cfg))
@@ -353,10 +366,16 @@ class NeuroConfig(Recipe, Preset):
         check_positive_int("n_hidden", self.n_hidden)
 
 
+def _neuro_specs(cfg: NeuroConfig) -> list[TrainSpec]:
+    return [cfg.spec(t, c, cfg.n_hidden) for t in cfg.tasks for c in cfg.constructions]
+
+
 def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit]:
-    """Train (or load) one unit per (task, construction) and profile its 8 ablations."""
-    return {(t, c): _unit(cfg.spec(t, c, cfg.n_hidden), cfg.alpha, cfg.eval_batch)
-            for t in cfg.tasks for c in cfg.constructions}
+    """Train (or load) one unit per (task, construction) and profile its 8 ablations; missing units
+    are trained side by side (``core.parallel.run_jobs``)."""
+    specs = _neuro_specs(cfg)
+    run_jobs(_unit_jobs(specs, cfg), desc="neuroscience units")
+    return {(s.task, s.construction): _unit(s, cfg.alpha, cfg.eval_batch) for s in specs}
 
 
 def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozenset[int]]:
@@ -388,5 +407,6 @@ def neuro_claims(res: dict[tuple[str, str], Unit]) -> dict[str, Any]:
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    copy = copy_claims(run_copy(CopyConfig.preset(scale)))
-    return copy | neuro_claims(run_neuro(NeuroConfig.preset(scale)))
+    copy, neuro = CopyConfig.preset(scale), NeuroConfig.preset(scale)
+    run_jobs(_unit_jobs(_copy_specs(copy), copy) + _unit_jobs(_neuro_specs(neuro), neuro), desc="units")
+    return copy_claims(run_copy(copy)) | neuro_claims(run_neuro(neuro))

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from interp_repro.core import cached, check_fraction, check_positive_int, select_device
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
@@ -551,16 +552,24 @@ def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
 
 
 def run_all(scale: str) -> dict[str, Any]:
-    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    claims: dict[str, Any] = {}
-    claims |= intro_claims(run_intro(IntroConfig.preset(scale)))
-    claims |= demo_claims(run_demo(DemoConfig.preset(scale)))
+    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers.
+
+    The experiments are independent, so those not cached yet run side by side first
+    (``core.parallel.run_jobs``)."""
+    intro, demo, geometry = IntroConfig.preset(scale), DemoConfig.preset(scale), GeometryConfig.preset(scale)
     two, three = phase_configs(scale)
+    dynamics, correlation = DynamicsConfig.preset(scale), CorrelationConfig.preset(scale)
+    privileged, absolute = PrivilegedConfig.preset(scale), AbsConfig.preset(scale)
+    run_jobs([Job(run_intro, (intro,)), Job(run_demo, (demo,)), Job(run_phase, (two,)),
+              Job(run_phase, (three,)), Job(run_geometry, (geometry,)), Job(run_dynamics, (dynamics,)),
+              Job(run_correlation, (correlation,)), Job(run_privileged, (privileged,)),
+              Job(run_abs, (absolute,))], desc="superposition experiments")
+    claims: dict[str, Any] = {}
+    claims |= intro_claims(run_intro(intro))
+    claims |= demo_claims(run_demo(demo))
     claims |= phase_claims(run_phase(two))
-    run_phase(three)
-    claims |= geometry_claims(run_geometry(GeometryConfig.preset(scale)))
-    run_dynamics(DynamicsConfig.preset(scale))
-    claims |= correlation_claims(run_correlation(CorrelationConfig.preset(scale)))
-    claims |= privileged_claims(run_privileged(PrivilegedConfig.preset(scale)))
-    claims |= abs_claims(run_abs(AbsConfig.preset(scale)))
+    claims |= geometry_claims(run_geometry(geometry))
+    claims |= correlation_claims(run_correlation(correlation))
+    claims |= privileged_claims(run_privileged(privileged))
+    claims |= abs_claims(run_abs(absolute))
     return claims

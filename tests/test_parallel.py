@@ -1,0 +1,141 @@
+"""core.parallel and the cache switches it uses: cached jobs are skipped, new entries travel back
+from a worker intact, and a process pool or a Dask cluster gives the same results as one process."""
+
+import numpy as np
+import pytest
+
+from interp_repro.abstraction import experiments as abstraction
+from interp_repro.core import cache, cache_dir, cached
+from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, Job, _receive, default_workers, pending
+from interp_repro.schur_rnn import experiments as schur
+
+
+@pytest.fixture
+def cache_at(tmp_path, monkeypatch):
+    def point(name: str):
+        monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / name))
+        return tmp_path / name
+    point("main")
+    return point
+
+
+def _fill(n: int) -> np.ndarray:
+    return cached("tests/parallel", {"n": n}, lambda: {"x": np.arange(n)})["x"]
+
+
+def _entries(root) -> dict[str, dict[str, np.ndarray]]:
+    out = {}
+    for path in sorted(root.rglob("*.npz")):
+        with np.load(path) as data:
+            out[path.relative_to(root).as_posix()] = {k: data[k] for k in data.files}
+    return out
+
+
+def _assert_same_entries(a, b) -> None:
+    ea, eb = _entries(a), _entries(b)
+    assert ea and sorted(ea) == sorted(eb)
+    for name in ea:
+        assert sorted(ea[name]) == sorted(eb[name]), name
+        for key in ea[name]:
+            np.testing.assert_array_equal(ea[name][key], eb[name][key], err_msg=f"{name}: {key}")
+
+
+def test_the_journal_lists_only_entries_written_in_its_body(cache_at):
+    _fill(3)
+    with cache.journal() as written:
+        _fill(3)
+        _fill(4)
+    assert [p.name for p in written] == [cache._entry_path("tests/parallel", cache.cache_key(
+        "tests/parallel", {"n": 4})).name]
+
+
+def test_probing_reads_what_is_cached_and_refuses_to_compute(cache_at):
+    _fill(3)
+    with cache.probing():
+        np.testing.assert_array_equal(_fill(3), np.arange(3))
+        with pytest.raises(cache.NotCached, match="tests/parallel"):
+            _fill(5)
+    assert not cache.is_cached("tests/parallel", {"n": 5})
+    np.testing.assert_array_equal(_fill(5), np.arange(5))  # probing ended: computes again
+
+
+def test_pending_keeps_only_the_jobs_with_missing_entries(cache_at):
+    _fill(2)
+    jobs = [Job(_fill, (2,)), Job(_fill, (6,))]
+    assert pending(jobs) == [jobs[1]]
+
+
+def test_an_entry_sent_back_is_installed_intact_and_never_overwrites(cache_at):
+    with cache.journal() as written:
+        _fill(4)
+    relative, data = cache.entry_bytes(written[0])
+    here = cache_at("other")
+    cache.install(relative, data)
+    np.testing.assert_array_equal(_fill(4), np.arange(4))
+    cache.install(relative, b"not an npz")  # already present: left alone
+    np.testing.assert_array_equal(_fill(4), np.arange(4))
+    assert len(list(here.rglob("*.npz"))) == 1
+
+
+@pytest.mark.parametrize("relative", ["../x/0123456789abcdef01234567.npz", "0123456789abcdef01234567.npz",
+                                      "tests/parallel/key.npz", "tests/../etc/0123456789abcdef01234567.npz"])
+def test_install_refuses_a_path_outside_the_cache_layout(cache_at, relative):
+    with pytest.raises(ValueError):
+        cache.install(relative, b"")
+
+
+def test_install_refuses_corrupt_or_mislabelled_bytes(cache_at):
+    with cache.journal() as written:
+        _fill(4)
+    relative, data = cache.entry_bytes(written[0])
+    other = cache_at("other")
+    with pytest.raises(ValueError, match="not valid"):
+        cache.install(relative, data[:50])
+    with pytest.raises(ValueError, match="not valid"):  # a valid entry under another key
+        cache.install(relative.replace(relative[-28:-4], "f" * 24), data)
+    assert not list(other.rglob("*.npz"))
+
+
+def test_a_worker_running_other_code_is_refused(cache_at):
+    with pytest.raises(RuntimeError, match="same checkout"):
+        _receive(("0.1.0+000000000000", {}))
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_the_workers_setting_must_be_a_positive_integer(monkeypatch, value):
+    monkeypatch.setenv(WORKERS_ENV, value)
+    with pytest.raises(ValueError, match=WORKERS_ENV):
+        default_workers()
+
+
+def test_a_process_pool_gives_the_same_units_as_one_process(cache_at, monkeypatch):
+    cfg = schur.NeuroConfig.preset("ci", tasks=("flipflop",), constructions=("orthogonal", "cayley"),
+                                   seeds=1, steps=20, batch=8, eval_batch=16, n_hidden=8)
+    for name, workers in (("pool", "2"), ("single", "1")):
+        cache_at(name)
+        monkeypatch.setenv(WORKERS_ENV, workers)
+        schur.run_neuro(cfg)
+    _assert_same_entries(cache_dir().parent / "pool", cache_dir().parent / "single")
+
+
+def test_a_ci_study_on_a_dask_local_cluster_matches_a_local_run(cache_at, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    workers_cache = cache_at("dask-workers")
+    local = cache_at("local")
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    expected = abstraction.run_all("ci")
+    client_cache = cache_at("dask-client")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  env={"INTERP_REPRO_CACHE": str(workers_cache)}) as cluster:
+        monkeypatch.setenv(DASK_ENV, cluster.scheduler_address)
+        got = abstraction.run_all("ci")
+    assert got == expected
+    _assert_same_entries(client_cache, local)
+    _assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
+
+
+def test_an_unreachable_dask_scheduler_is_a_clear_error(cache_at, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setenv(DASK_ENV, "tcp://127.0.0.1:9")
+    with pytest.raises(RuntimeError, match="cannot reach a Dask scheduler"):
+        abstraction.run_all("ci")
