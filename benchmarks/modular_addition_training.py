@@ -11,7 +11,6 @@ Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N
 """
 
 import argparse
-import json
 import math
 import platform
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from interp_repro.benchmarks import RESULTS, comparison, write_result
 from interp_repro.core import torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.model import ModAddNet
@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (the library trains one network per core on one thread)")
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/modular_addition.json"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "modular_addition_training.json")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -182,10 +182,16 @@ def main() -> None:
         "compile": {"eager_step_s": eager, "compiled_step_s": compiled, "first_call_s": compile_s,
                     "speedup": eager / compiled},
         "stacked_vs_sequential": {"seeds": args.seeds, **stacking},
+        "comparisons": [
+            comparison("time to 100% test vs a reference-style loop", t_ours, t_ref, "one network"),
+            *([comparison("torch.compile vs eager, per step", compiled, eager, "after compiling")]
+              if compiled == compiled else []),  # NaN when compile is unavailable
+            *[comparison(f"{arch}: stacked vs one seed after another",
+                         s["seconds_per_step_all_seeds_stacked"], s["seconds_per_step_one_after_another"],
+                         f"{args.seeds} seeds") for arch, s in stacking.items()],
+        ],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(json.dumps(result, indent=1))
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

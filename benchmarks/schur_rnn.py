@@ -12,7 +12,6 @@ Usage: ``python benchmarks/schur_rnn.py [--steps N] [--seeds K] [--out FILE]``.
 """
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 import scipy.linalg
 import torch
 
+from interp_repro.benchmarks import RESULTS, comparison, write_result
 from interp_repro.core import numpy_rng
 from interp_repro.schur_rnn import ordered_real_schur
 from interp_repro.schur_rnn.train import COPY_RECIPE, train
@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300, help="steps for the batched/threads comparison")
     parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/schur_rnn.json"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "schur_rnn.json")
     args = parser.parse_args()
 
     copy_run(1, 20)  # warm up
@@ -73,10 +73,14 @@ def main() -> None:
                              "max_ms": 1e3 * float(np.max(ordered)),
                              "scipy_unordered_median_ms": 1e3 * float(np.median(plain)),
                              "ratio_to_unordered": float(np.median(ordered) / np.median(plain))},
+        "comparisons": [
+            comparison("batched vs one seed after another", t_batched, t_sequential, f"{args.seeds} seeds"),
+            comparison("1 vs 2 torch threads (batched)", t_batched, t_two_threads, f"{args.seeds} seeds"),
+            comparison("ordered vs scipy's unordered real Schur", float(np.median(ordered)),
+                       float(np.median(plain)), "72 x 72"),
+        ],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(json.dumps(result, indent=1))
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

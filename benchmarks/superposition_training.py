@@ -9,13 +9,13 @@ Usage: ``python benchmarks/superposition_training.py [--steps N] [--out FILE]``.
 """
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
 
 import torch
 
+from interp_repro.benchmarks import RESULTS, comparison, write_result
 from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.train import train
 
@@ -61,7 +61,7 @@ def timed(fn, steps: int, *args) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/superposition.json"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "superposition_training.json")
     args = parser.parse_args()
     importance = 0.9 ** torch.arange(N, dtype=torch.float32)
     density = torch.logspace(0, -2, K)
@@ -77,10 +77,12 @@ def main() -> None:
                                  "ours_one_at_a_time": K * args.steps / t_single},
         "speedup_vs_reference": t_ref / t_ours,
         "speedup_batched_vs_one_at_a_time": t_single / t_ours,
+        "comparisons": [
+            comparison("trainer vs the original notebook's loop", t_ours, t_ref, f"{K} instances"),
+            comparison("batched vs one instance at a time", t_ours, t_single, f"{K} instances"),
+        ],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(json.dumps(result, indent=1))
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

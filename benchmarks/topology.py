@@ -10,7 +10,6 @@ Usage: ``python benchmarks/topology.py [--noise SD] [--seed N] [--out FILE]``.
 """
 
 import argparse
-import json
 import os
 import platform
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from interp_repro.benchmarks import RESULTS, comparison, write_result
 from interp_repro.topology import (
     BAR_THRESHOLD,
     DEFAULT_LANDMARKS,
@@ -66,7 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--noise", type=float, default=0.01, help="noise sd (the torus has radius-1 circles)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/topology.json"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "topology.json")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     torus = flat_torus(P) + rng.normal(0, args.noise, (P * P, 4))
@@ -106,10 +106,16 @@ def main() -> None:
                    f"bar threshold {BAR_THRESHOLD} x diameter",
         "clusters_3481_points_h2": clusters,
         "landmark_vs_full": landmark_vs_full,
+        "comparisons": [
+            *[comparison(f"{n_landmarks}-landmark vs full Rips: {name}", r["landmark_seconds"],
+                         r["full_seconds"], "same Betti numbers" if r["agree"] else "Betti numbers differ")
+              for name, r in landmark_vs_full.items() for n_landmarks in [r["n_landmarks"]]],
+            comparison("alpha complex on all points vs Rips on landmarks: 59 x 59 torus",
+                       clusters["flat torus"]["alpha_all_points"]["seconds"],
+                       clusters["flat torus"]["rips_landmarks"]["seconds"], "3,481 points, H2"),
+        ],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(json.dumps(result, indent=1))
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

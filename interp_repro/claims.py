@@ -177,3 +177,17 @@ def report_frame(scale: str, records: dict | None = None):
 
     rows = report_rows(check_records(scale, records))
     return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+
+
+def status_summary():
+    """Claims per study and status (rows: studies in book order; columns: :data:`STATUSES`), as a
+    pandas DataFrame; used by the book's front page."""
+    import pandas as pd
+
+    from interp_repro import STUDIES
+
+    table = pd.DataFrame(0, index=list(STUDIES), columns=list(STATUSES))
+    for claim in load_claims().values():
+        table.loc[claim.study, claim.status] += 1
+    table["claims"] = table.sum(axis=1)
+    return table

@@ -1,9 +1,10 @@
-"""Command line: ``interp-repro list | run STUDY | report``."""
+"""Command line: ``interp-repro list | run STUDY | chapter NAME | report``."""
 
 import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 
 from interp_repro import STUDIES
 from interp_repro.claims import REPORT_COLUMNS, check_records, report_rows
@@ -23,6 +24,23 @@ def _scale(name: str) -> str:
         return check_scale(name)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+
+
+def chapters() -> list[str]:
+    """Chapter names ``study/page`` found in the repository's ``book/`` folder."""
+    return sorted(f"{p.parent.name}/{p.stem}" for study in STUDIES for p in (BOOK / study).glob("*.md"))
+
+
+def _chapter(name: str) -> str:
+    if not BOOK.is_dir():
+        raise argparse.ArgumentTypeError(f"no book/ folder next to the library ({BOOK}): chapters run from "
+                                         "a clone of the repository (pip install -e .)")
+    if name.removesuffix(".md").removeprefix("book/") not in chapters():
+        raise argparse.ArgumentTypeError(f"unknown chapter {name!r}: choose one of {', '.join(chapters())}")
+    return name.removesuffix(".md").removeprefix("book/")
 
 
 def _workers(value: str) -> int:
@@ -56,6 +74,19 @@ def cmd_run(args) -> int:
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
 
 
+def cmd_chapter(args) -> int:
+    import jupytext
+    import papermill
+
+    source = BOOK / f"{args.chapter}.md"
+    out = args.out or Path("_build") / "chapters" / f"{args.chapter}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    papermill.execute_notebook(jupytext.read(source), str(out), parameters={"SCALE": args.scale},
+                               kernel_name="python3", cwd=str(source.parent), progress_bar=not args.quiet)
+    print(f"executed {args.chapter} at scale {args.scale}: {out}")
+    return 0
+
+
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
     print(f"reproduction report, scale {args.scale}")
@@ -78,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="send independent trainings and analyses to the Dask scheduler at ADDRESS, "
                             "e.g. tcp://10.0.0.5:8786 (install this checkout on every worker)")
     run.set_defaults(func=cmd_run)
+    chap = sub.add_parser("chapter", help="execute one chapter as a notebook (figures, numbers, records)")
+    chap.add_argument("chapter", type=_chapter, help="study/page, e.g. schur_rnn/copy_task")
+    chap.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    chap.add_argument("--out", type=Path, default=None,
+                      help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
+    chap.add_argument("--quiet", action="store_true", help="no progress bars")
+    chap.set_defaults(func=cmd_chapter)
     rep = sub.add_parser("report", help="claims, paper values, ours and status")
     rep.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
     rep.add_argument("--study", type=_study, default=None)

@@ -9,11 +9,14 @@ from interp_repro import STUDIES
 from interp_repro.claims import (
     CLAIMS_FILE,
     REPORT_COLUMNS,
+    STATUSES,
     Check,
     check_records,
     load_claims,
     parse_claims,
     report_rows,
+    status_summary,
+    study_claims,
 )
 from interp_repro.core.cache import library_fingerprint
 from interp_repro.core.records import record
@@ -217,3 +220,12 @@ def test_shipped_claims_parse_with_unique_ids():
     ids = [raw["id"] for raw in tomllib.loads(CLAIMS_FILE.read_text()).get("claims", [])]
     assert len(ids) == len(set(ids)) == len(claims)
     assert all(claim.study in STUDIES for claim in claims.values())
+
+
+def test_status_summary_counts_every_claim_once():
+    table = status_summary()
+    assert list(table.index) == list(STUDIES)
+    assert table["claims"].sum() == len(load_claims())
+    for study in STUDIES:
+        for status in STATUSES:
+            assert table.loc[study, status] == sum(c.status == status for c in study_claims(study))

@@ -23,6 +23,8 @@ def test_list(capsys):
     (["run", "superposition", "--scale", "huge"], "unknown scale 'huge': choose one of ci, book"),
     (["run", "nope"], "unknown study 'nope': choose one of superposition"),
     (["report", "--scale", "tiny"], "unknown scale 'tiny'"),
+    (["chapter", "superposition/nope"], "unknown chapter 'superposition/nope': choose one of"),
+    (["chapter", "schur_rnn/copy_task", "--scale", "big"], "unknown scale 'big'"),
     (["run", "abstraction", "--workers", "0"], "--workers must be a positive integer, got '0'"),
     (["run", "abstraction", "--workers", "2", "--dask", "tcp://h:8786"], "not allowed with argument"),
 ])
@@ -42,3 +44,19 @@ def test_report_passes_then_fails(capsys):
     record(claim.id, 3, "ci")
     assert main(["report", "--scale", "ci"]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_every_chapter_in_the_toc_can_be_named():
+    from chapters import toc_files
+
+    from interp_repro.cli import chapters
+    in_toc = {e.removeprefix("book/") for e in toc_files() if e.count("/") == 2}
+    assert in_toc and in_toc <= set(chapters())
+
+
+@pytest.mark.notebooks
+def test_chapter_executes_one_chapter_and_records_its_claims(tmp_path, capsys):
+    out = tmp_path / "linear.ipynb"
+    assert main(["chapter", "abstraction/linear_theory", "--scale", "ci", "--out", str(out), "--quiet"]) == 0
+    assert out.exists() and "executed abstraction/linear_theory at scale ci" in capsys.readouterr().out
+    assert main(["report", "--scale", "ci", "--study", "abstraction"]) == 0

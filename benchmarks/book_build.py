@@ -1,0 +1,37 @@
+"""Build the book and record how long it took, and whether it was cold, warm or partial.
+
+A cold build starts from an empty results cache (every model trained); a warm one computes nothing
+(every chapter still re-executes and redraws from the cache). ``make book`` builds through this
+script; the Benchmarks page shows the latest build of each kind and their ratio.
+
+Usage: ``python benchmarks/book_build.py [jupyter-book build arguments ...]`` (default: ``. --all -W -n
+--keep-going``); the scale is ``$INTERP_REPRO_SCALE`` (default ``book``).
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from interp_repro.benchmarks import record_book_build
+from interp_repro.core import cache_dir, default_scale
+
+
+def entries() -> int:
+    return sum(1 for _ in cache_dir().rglob("*.npz")) if cache_dir().is_dir() else 0
+
+
+def main() -> int:
+    args = sys.argv[1:] or [".", "--all", "-W", "-n", "--keep-going"]
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    before, start = entries(), time.perf_counter()
+    code = subprocess.call([str(jupyter_book), "build", *args], env=os.environ)
+    if code == 0:
+        build = record_book_build(time.perf_counter() - start, default_scale(), before, entries())
+        print(f"book built in {build['seconds']:.0f} s ({build['kind']}, scale {build['scale']})")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Benchmark results: written by the scripts in ``benchmarks/`` and read by the book's Benchmarks page.
+
+Every script measures our code next to a baseline in the same run (a reference-style loop, one model
+at a time, full persistent homology ...) and stores each pair as a :func:`comparison`, so the page
+shows ratios, which survive a change of machine better than seconds do. Results are JSON files in
+``_build/benchmarks/`` (``make bench`` refreshes them; ``make book`` refreshes those older than their
+script or the library).
+"""
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from interp_repro.core.cache import library_fingerprint
+
+RESULTS = Path(__file__).resolve().parents[1] / "_build" / "benchmarks"
+BOOK_BUILDS = "book_builds.json"
+
+
+def comparison(what: str, ours_s: float, baseline_s: float, setting: str) -> dict[str, Any]:
+    """One measured pair: seconds of ours and of the baseline, and the speed-up baseline / ours
+    (above 1: ours is faster)."""
+    if not (ours_s > 0 and baseline_s > 0):
+        raise ValueError(f"{what}: times must be positive, got ours {ours_s}, baseline {baseline_s}")
+    return {"what": what, "setting": setting, "ours_s": float(ours_s), "baseline_s": float(baseline_s),
+            "speedup": float(baseline_s / ours_s)}
+
+
+def host() -> dict[str, Any]:
+    """The machine a result was measured on."""
+    import torch
+
+    return {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+            "system": f"{platform.system()} {platform.release()}", "python": sys.version.split()[0],
+            "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+
+
+def write_result(result: dict[str, Any], out: Path) -> None:
+    """Store one script's result with the machine, the date and the library's fingerprint, and print it."""
+    result = {**result, "host": host(), "library": library_fingerprint(),
+              "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
+    print(json.dumps(result, indent=1))
+
+
+def load_results(folder: Path = RESULTS) -> dict[str, dict[str, Any]]:
+    """Every benchmark result in ``folder`` by file stem (book builds excluded); a file that is not
+    valid JSON is reported as ``{"error": ...}`` rather than skipped silently."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.name == BOOK_BUILDS:
+            continue
+        try:
+            out[path.stem] = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            out[path.stem] = {"error": f"unreadable ({err})"}
+    return out
+
+
+def comparison_table(results: dict[str, dict[str, Any]]):
+    """All comparisons as a DataFrame: benchmark, what, setting, ours (s), baseline (s), speed-up."""
+    import pandas as pd
+
+    rows = [{"benchmark": name, **c} for name, r in results.items() for c in r.get("comparisons", [])]
+    columns = ["benchmark", "what", "setting", "ours_s", "baseline_s", "speedup"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def record_book_build(seconds: float, scale: str, entries_before: int, entries_after: int,
+                      folder: Path = RESULTS) -> dict[str, Any]:
+    """Append one book build: wall time, scale and its kind, from the results-cache entries before
+    and after it: ``cold`` (the cache started empty), ``warm`` (nothing computed) or ``partial``."""
+    if entries_before == 0 and entries_after > 0:
+        kind = "cold"
+    elif entries_after == entries_before:
+        kind = "warm"
+    else:
+        kind = "partial"
+    build = {"seconds": float(seconds), "scale": scale, "kind": kind,
+             "new_cache_entries": entries_after - entries_before, "host": host(),
+             "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / BOOK_BUILDS
+    path.write_text(json.dumps([*book_builds(folder), build], indent=1))
+    return build
+
+
+def book_builds(folder: Path = RESULTS) -> list[dict[str, Any]]:
+    """The recorded book builds, oldest first (empty if none)."""
+    path = folder / BOOK_BUILDS
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def plot_speedups(table, ax=None):
+    """Horizontal bars of each comparison's speed-up on a log axis, 1 marked (ours = baseline)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.32 * len(table) + 1.2))
+    labels = [f"{b}: {w}" for b, w in zip(table["benchmark"], table["what"], strict=True)]
+    colours = ["tab:green" if s >= 1 else "tab:red" for s in table["speedup"]]
+    ax.barh(range(len(table)), table["speedup"], color=colours)
+    ax.set_yticks(range(len(table)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1, color="black", lw=0.8)
+    ax.set_xlabel("speed-up: baseline seconds / our seconds (log scale)")
+    return ax
