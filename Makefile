@@ -6,6 +6,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SCALE ?= book
 BOOK_SOURCES := $(shell find book interp_repro -type f \( -name '*.md' -o -name '*.py' \
 	-o -name '*.bib' -o -name '*.toml' \) -not -path '*/__pycache__/*') _config.yml _toc.yml
@@ -17,22 +19,31 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	touch $@
 
+BENCHMARKS := superposition_training modular_addition_training schur_rnn topology parallel
+BENCH_RESULTS := $(BENCHMARKS:%=_build/benchmarks/%.json)
+
 book: _build/html/.built-$(SCALE)
 
-_build/html/.built-$(SCALE): $(STAMP) $(BOOK_SOURCES)
+# The Benchmarks page reads _build/benchmarks/; a result is rerun when its script changes.
+_build/html/.built-$(SCALE): $(STAMP) $(BOOK_SOURCES) $(BENCH_RESULTS)
 	rm -f _build/html/.built-*
-	INTERP_REPRO_SCALE=$(SCALE) $(BIN)/jupyter-book build . --all -W -n --keep-going
+	INTERP_REPRO_SCALE=$(SCALE) $(BIN)/python benchmarks/book_build.py . --all -W -n --keep-going
 	touch $@
 
-test: $(STAMP)
+_build/benchmarks/%.json: benchmarks/%.py $(STAMP)
+	$(BIN)/python $< --out $@
+
+# Debian's Chromium, which the browser tests drive through Playwright; installed only when absent.
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/superposition_training.py
-	$(BIN)/python benchmarks/schur_rnn.py
-	$(BIN)/python benchmarks/modular_addition_training.py
-	$(BIN)/python benchmarks/topology.py
+	for name in $(BENCHMARKS); do $(BIN)/python benchmarks/$$name.py || exit 1; done
 
 lint: $(STAMP)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext

@@ -1,32 +1,18 @@
 """Build the whole book at ``ci`` scale (warnings are errors) and check the rendered pages.
 
 Runs after the notebook checks (see conftest.py), so every model comes from the results cache.
+The build is conftest.py's session fixture ``html``, which test_browser.py shares.
 """
 
-import os
+import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from chapters import ROOT, study_chapters, toc_files
+from chapters import study_chapters, toc_files
 
 from interp_repro.claims import load_claims
 
 pytestmark = pytest.mark.book
-OUT = ROOT / "_build" / "ci-scale"
-
-
-@pytest.fixture(scope="module")
-def html():
-    env = os.environ | {"INTERP_REPRO_SCALE": "ci", "INTERP_REPRO_QUIET": "1"}
-    jb = Path(sys.executable).with_name("jupyter-book")
-    proc = subprocess.run(
-        [str(jb), "build", str(ROOT), "--path-output", str(OUT), "--all", "-W", "-n",
-         "--keep-going"], env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, f"book build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}"
-    return OUT / "_build" / "html"
 
 
 def test_every_toc_page_is_built(html):
@@ -53,3 +39,15 @@ def test_reproduction_page_lists_every_claim_and_no_failure(html):
         assert claim_id in page, claim_id
     assert "FAIL" not in page
     assert "not run" not in page, "a claim was not recorded by the chapters of this build"
+
+
+@pytest.mark.parametrize("chapter", sorted(study_chapters()))
+def test_chapter_page_offers_its_executed_notebook_and_its_source(html, chapter):
+    page = (html / chapter.replace(".md", ".html")).read_text()
+    for suffix in (".ipynb", ".md"):
+        source = f"_sources/{chapter.removesuffix('.md')}{suffix}"
+        assert source in page, f"{chapter}: the download menu has no {suffix}"
+        assert (html / source).is_file(), f"{chapter}: {source} is linked but missing"
+    notebook = json.loads((html / "_sources" / chapter.replace(".md", ".ipynb")).read_text())
+    assert any(cell.get("outputs") for cell in notebook["cells"] if cell["cell_type"] == "code"), (
+        f"{chapter}: the downloadable notebook carries no outputs")

@@ -1,0 +1,185 @@
+"""Open every page of the built book in headless Chromium and check it as a reader sees it.
+
+The book's HTML is served on localhost and each page of the toc is opened in Debian's Chromium
+(/usr/bin/chromium, driven by Playwright; ``make test`` installs it). On each page: every image
+loaded; math typeset by the MathJax that the book ships in its own ``_static`` (no request leaves
+localhost); no cell output shows an error, a traceback or stderr; every internal link, and its
+``#fragment``, resolves; no local request fails. A full-page screenshot of each page is saved in
+``_build/screenshots/``.
+"""
+
+import threading
+from collections.abc import Iterator
+from functools import cache, partial
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.error import HTTPError
+from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.request import urlopen
+
+import pytest
+from chapters import ROOT, toc_files
+from playwright.sync_api import Browser, Page, Request, Response, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+
+pytestmark = pytest.mark.book
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+ERROR_OUTPUTS = ".output.traceback, .output.stderr, .output.error"
+TIMEOUT_MS = 60_000
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Log nothing: one line per request would bury the test output."""
+
+
+class _Ids(HTMLParser):
+    """Collects the anchors of an HTML page: element ids and ``<a name>``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if value and (key == "id" or (tag == "a" and key == "name")):
+                self.ids.add(value)
+
+
+@cache
+def _anchors(url: str) -> frozenset[str] | None:
+    """The anchors of the page at ``url`` (none for a file that is not HTML); None if it is missing."""
+    try:
+        with urlopen(url) as response:
+            if response.headers.get_content_type() != "text/html":
+                return frozenset()
+            parser = _Ids()
+            parser.feed(response.read().decode())
+            return frozenset(parser.ids)
+    except HTTPError:
+        return None
+
+
+def _is_local(url: str) -> bool:
+    return urlsplit(url).hostname in LOCAL_HOSTS
+
+
+@pytest.fixture(scope="module")
+def site(html: Path) -> Iterator[str]:
+    """The book's HTML served over HTTP on a free localhost port: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser tab (its own context: no cache or state shared between pages)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    yield tab
+    context.close()
+
+
+def _watch_network(page: Page, problems: list[str]) -> None:
+    """Record every request off localhost (and block it) and every failed local request."""
+
+    def route(route: Route) -> None:
+        if _is_local(route.request.url):
+            route.continue_()
+        else:
+            problems.append(f"request off localhost: {route.request.url}")
+            route.abort()
+
+    def response(response: Response) -> None:
+        if response.status >= 400:
+            problems.append(f"HTTP {response.status}: {response.url}")
+
+    def failed(request: Request) -> None:
+        if _is_local(request.url):
+            problems.append(f"request failed ({request.failure}): {request.url}")
+
+    page.route("**/*", route)
+    page.on("response", response)
+    page.on("requestfailed", failed)
+
+
+def _check_math(page: Page, site: str, scripts: list[str], problems: list[str]) -> None:
+    """On a page with math: MathJax comes from the book's _static and typesets every formula."""
+    if not page.locator(".math").count():
+        return
+    mathjax = [src for src in scripts if "mathjax" in src.lower()]
+    if not any(src.startswith(f"{site}/_static/") for src in mathjax):
+        problems.append(f"MathJax is not loaded from the book's _static: {mathjax or 'no MathJax script'}")
+        return
+    try:
+        page.wait_for_function("() => window.MathJax?.startup?.promise", timeout=TIMEOUT_MS)
+        page.evaluate("() => MathJax.startup.promise")
+    except PlaywrightError as error:
+        problems.append(f"MathJax did not typeset: {error.message.splitlines()[0]}")
+        return
+    untypeset = page.eval_on_selector_all(
+        ".math", "els => els.filter(e => !e.querySelector('mjx-container'))"
+                 ".map(e => e.textContent.trim().slice(0, 80))")
+    problems += [f"math not typeset: {text}" for text in untypeset]
+    errors = page.eval_on_selector_all("mjx-merror", "els => els.map(e => e.dataset.mjxError)")
+    problems += [f"TeX error: {text}" for text in errors]
+    # MathJax shows an undefined macro as its name in red (the noundefined extension)
+    undefined = page.eval_on_selector_all(
+        'mjx-assistive-mml mtext[mathcolor="red"]',
+        r"els => els.map(e => e.textContent).filter(t => t.startsWith('\\'))")
+    problems += [f"undefined TeX macro: {name}" for name in undefined]
+
+
+def _check_links(page: Page, site: str, problems: list[str]) -> None:
+    """Every link to the book's own host leads to a page that exists, and to an anchor on it."""
+    for href in sorted(set(page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"))):
+        target, fragment = urldefrag(href)
+        if urlsplit(target).netloc != urlsplit(site).netloc:
+            continue
+        anchors = _anchors(target)
+        if anchors is None:
+            problems.append(f"broken link: {href}")
+        elif fragment and unquote(fragment) not in anchors:
+            problems.append(f"link to a missing anchor #{fragment}: {href}")
+
+
+@pytest.mark.parametrize("entry", toc_files())
+def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
+    problems: list[str] = []
+    _watch_network(page, problems)
+    response = page.goto(f"{site}/{entry}.html", wait_until="load")
+    if not (response and response.ok):
+        pytest.fail(f"{entry}.html: not served (HTTP {response and response.status})")
+    scripts = page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
+    problems += [f"script from off localhost: {src}" for src in scripts if not _is_local(src)]
+    _check_math(page, site, scripts, problems)
+    page.wait_for_load_state("networkidle")  # fonts and extensions MathJax loads while typesetting
+    broken = page.eval_on_selector_all(
+        "img", "els => els.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))")
+    problems += [f"image not loaded: {src}" for src in broken]
+    outputs = page.eval_on_selector_all(
+        ERROR_OUTPUTS, "els => els.map(e => `${e.className}: ${e.textContent.trim().slice(0, 200)}`)")
+    problems += [f"error output: {text}" for text in outputs]
+    if "Traceback (most recent call last)" in page.inner_text("body"):
+        problems.append("a traceback is shown")
+    _check_links(page, site, problems)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{entry.replace('/', '__')}.png", full_page=True)
+    assert not problems, f"{entry}.html, as a reader sees it:\n  " + "\n  ".join(dict.fromkeys(problems))
