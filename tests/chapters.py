@@ -26,11 +26,26 @@ def toc_files() -> list[str]:
     return found
 
 
-def study_chapters() -> dict[str, str]:
-    """{chapter path (book/<study>/<name>.md): study} for every study chapter in the toc."""
-    out = {}
+EXERCISES = "exercises"
+"""File name (without .md) of a study's exercise page: in the toc, but not a study chapter."""
+
+
+def _study_pages() -> list[tuple[str, str, str]]:
+    """(path book/<study>/<name>.md, study, name) for every page of a study folder in the toc."""
+    out = []
     for entry in toc_files():
         parts = Path(entry).parts
         if len(parts) == 3 and parts[0] == "book":
-            out[f"{entry}.md"] = parts[1]
+            out.append((f"{entry}.md", parts[1], parts[2]))
     return out
+
+
+def study_chapters() -> dict[str, str]:
+    """{chapter path (book/<study>/<name>.md): study} for every study chapter in the toc; exercise
+    pages are not chapters (they record no claims)."""
+    return {path: study for path, study, name in _study_pages() if name != EXERCISES}
+
+
+def exercise_pages() -> dict[str, str]:
+    """{exercise page path (book/<study>/exercises.md): study} for every exercise page in the toc."""
+    return {path: study for path, study, name in _study_pages() if name == EXERCISES}

@@ -1,0 +1,1 @@
+"""Reference solutions of the book's coursework exercises, one module per study."""

@@ -1,0 +1,112 @@
+"""Reference solutions to the abstraction exercises (Yang, Saxe, Latham 2026, dynamics of abstraction).
+
+Each function answers one exercise of ``book/abstraction/exercises.md``; every computation goes through
+:mod:`interp_repro.abstraction`.
+"""
+
+import numpy as np
+import pandas as pd
+
+from interp_repro.abstraction.data import check_nu, two_factor_data
+from interp_repro.abstraction.kernels import (
+    attenuation_check,
+    erf_kernel,
+    gelu_kernel,
+    leaky_relu_kernel,
+)
+from interp_repro.abstraction.theory import abstraction_score, alpha_trajectory, terminal_abstraction
+from interp_repro.core import check_positive_int
+
+
+def _positive(name: str, value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+# --- 1. within-class noise and the measured abstraction score -------------------------------------
+
+def noisy_alpha_prediction(nu: float, noise: float, n_per_class: int, dim: int,
+                           lambda_s: float = 1.0) -> float:
+    """Expected-kernel prediction of the shape score of noisy class means (ours, from the 2FS algebra
+    of Yang, Saxe, Latham 2026): averaging n samples leaves noise of squared norm c = noise^2 dim / n
+    in each class mean, which adds c I to the class kernel, so
+    alpha = (lambda_S - lambda_SC) / (lambda_S + lambda_SC + 2 c)
+          = (1 - nu) lambda_S / ((1 + nu) lambda_S + 2 c)."""
+    nu = float(check_nu("nu", nu))
+    if isinstance(noise, bool) or not isinstance(noise, int | float) or not 0 <= noise < np.inf:
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    check_positive_int("n_per_class", n_per_class)
+    check_positive_int("dim", dim)
+    lambda_s = _positive("lambda_s", lambda_s)
+    c = noise**2 * dim / n_per_class
+    return (1 - nu) * lambda_s / ((1 + nu) * lambda_s + 2 * c)
+
+
+def noisy_abstraction(nu: float = 0.2, noise: float = 0.5, n_per_class=(2, 8, 32, 128), *, dim: int = 32,
+                      seeds: int = 20, seed: int = 0) -> pd.DataFrame:
+    """The shape score of class means measured on :func:`two_factor_data` draws with isotropic
+    within-class noise (``exact_means=False``), over ``seeds`` datasets (seeds seed, seed + 1, ...),
+    beside :func:`noisy_alpha_prediction` and the noise-free (1 - nu) / (1 + nu)."""
+    check_positive_int("seeds", seeds)
+    rows = []
+    for n in n_per_class:
+        draws = [two_factor_data(nu, 0.0, n, dim, 4, seed + k, noise_x=noise, exact_means=False)
+                 for k in range(seeds)]
+        alphas = [float(abstraction_score(data.X, data.labels)) for data in draws]
+        rows.append({"samples per class": n, "alpha measured (mean)": np.mean(alphas),
+                     "alpha measured (sd)": np.std(alphas, ddof=1) if seeds > 1 else np.nan,
+                     "alpha predicted": noisy_alpha_prediction(nu, noise, n, dim),
+                     "alpha without noise": (1 - nu) / (1 + nu)})
+    return pd.DataFrame(rows)
+
+
+# --- 2. how the terminal law is reached ----------------------------------------------------------
+
+def terminal_gap_prediction(nu_x: float, nu_y: float, t, lam: float = 1.0, x_s: float = 1.0,
+                            y_s: float = 1.0) -> np.ndarray:
+    """Leading term of alpha(t) - alpha_inf for the two-layer linear net (derived from the exact mode
+    solution of Yang, Saxe, Latham 2026): each mode grows as q ~ sqrt(4 lam x y t) - 2 lam, so with
+    rho = sqrt(nu_x nu_y) the gap is 4 lam (1 - rho) / ((1 + rho)^2 sqrt(4 lam x_s y_s t))."""
+    rho = float(np.sqrt(check_nu("nu_x", nu_x) * check_nu("nu_y", nu_y)))
+    for name, value in (("lam", lam), ("x_s", x_s), ("y_s", y_s)):
+        _positive(name, value)
+    t = np.asarray(t, dtype=np.float64)
+    if not (np.isfinite(t) & (t > 0)).all():
+        raise ValueError("t must hold finite times > 0")
+    return 4 * lam * (1 - rho) / ((1 + rho) ** 2 * np.sqrt(4 * lam * x_s * y_s * t))
+
+
+def terminal_approach(nu_x: float = 0.5, nu_y: float = 0.1, kappa: float = 1.0,
+                      times=(1e1, 1e2, 1e3, 1e4, 1e6, 1e8, 1e10), lam: float = 1.0) -> pd.DataFrame:
+    """alpha(t) from the exact solution (``theory.alpha_trajectory``), its distance to the terminal law
+    (``theory.terminal_abstraction``) and :func:`terminal_gap_prediction`, at each time."""
+    kappa = _positive("kappa", kappa)
+    t = np.asarray(times, dtype=np.float64)
+    alpha = alpha_trajectory(nu_x, nu_y, kappa, t, lam)
+    alpha_inf = float(terminal_abstraction(nu_x, nu_y))
+    predicted = terminal_gap_prediction(nu_x, nu_y, t, lam)
+    return pd.DataFrame({"t": t, "alpha(t)": alpha, "alpha_inf": alpha_inf, "gap": alpha - alpha_inf,
+                         "predicted gap": predicted, "gap / predicted": (alpha - alpha_inf) / predicted})
+
+
+# --- 3. how much each nonlinearity attenuates -------------------------------------------------------
+
+def attenuation_table(slopes=(0.0, 0.1, 0.3, 0.6, 1.0), *, n_kernels: int = 2000, seed: int = 0,
+                      gelu: bool = True) -> pd.DataFrame:
+    """The attenuation law |alpha_K| <= |alpha_Q| (Yang, Saxe, Latham 2026) over the same random
+    two-factor kernels Q for leaky ReLU of each slope (0 is ReLU, 1 the identity), erf and, if ``gelu``,
+    GELU (quadrature): violations beyond 1e-9, and the median and smallest ratio |alpha_K| / |alpha_Q|
+    (``kernels.attenuation_check``)."""
+    check_positive_int("n_kernels", n_kernels)
+    maps = {f"leaky ReLU, slope {a:g}": (lambda Q, a=float(a): leaky_relu_kernel(Q, a)) for a in slopes}
+    maps["erf"] = erf_kernel
+    if gelu:
+        maps["GELU"] = gelu_kernel
+    rows = []
+    for name, kernel_map in maps.items():
+        after, before = attenuation_check(kernel_map, n_kernels, seed)
+        ratio = after / before
+        rows.append({"activation": name, "violations": int(np.count_nonzero(after > before + 1e-9)),
+                     "median ratio": float(np.median(ratio)), "smallest ratio": float(ratio.min())})
+    return pd.DataFrame(rows)

@@ -1,0 +1,165 @@
+"""Reference solutions to the superposition exercises (Elhage et al. 2022, toy models of superposition).
+
+Each function answers one exercise of ``book/superposition/exercises.md``; every computation goes through
+:mod:`interp_repro.superposition`.
+"""
+
+import numpy as np
+import pandas as pd
+import torch
+
+from interp_repro.core import check_fraction, check_positive_int, torch_generator
+from interp_repro.superposition.experiments import train_best
+from interp_repro.superposition.metrics import dimensions_per_feature, feature_dimensionality
+from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.phase import PHASES, analytic_losses_2_1, superposition_density_bound
+from interp_repro.superposition.train import evaluate
+
+
+def _check_importance(values) -> np.ndarray:
+    r = np.asarray(values, dtype=np.float64)
+    if r.size == 0 or not (np.isfinite(r) & (r > 0)).all():
+        raise ValueError(f"relative importance must be finite and > 0, got {values!r}")
+    return r
+
+
+# --- 1. the phase boundary in closed form --------------------------------------------------------
+
+def superposition_boundary(relative_importance) -> np.ndarray:
+    """The density s*(r) below which the antipodal pair beats both single-feature solutions (2 -> 1).
+
+    From the three candidate losses of Elhage et al. (2022, §"Superposition as a phase change"),
+    (1 + r) s^2 / 6 < min(1, r) (s/3 - s^2/4) holds exactly when
+    s < s*(r) = 4 min(1, r) / (2 + 2 r + 3 min(1, r)), so s*(1) = 4/7 and s*(r) = s*(1/r).
+    Broadcasts over ``relative_importance`` (> 0).
+    """
+    r = _check_importance(relative_importance)
+    low = np.minimum(1.0, r)
+    return 4 * low / (2 + 2 * r + 3 * low)
+
+
+def boundary_table(relative_importances) -> pd.DataFrame:
+    """s*(r) in closed form beside the library's grid search :func:`superposition_density_bound`."""
+    r = _check_importance(relative_importances).ravel()
+    return pd.DataFrame({"r": r, "closed form s*(r)": superposition_boundary(r),
+                         "library grid search": [superposition_density_bound(float(v)) for v in r]})
+
+
+# --- 2. the three candidate losses by Monte Carlo ------------------------------------------------
+
+def _candidates(densities: np.ndarray, r: float, generator: torch.Generator) -> ToyModel:
+    """A 2 -> 1 ReLU model with 3 instances per density: the three candidates of :data:`PHASES`.
+
+    not learned: W = (1, 0), the extra feature's bias at its mean s/2; superposition: W = (1, -1), b = 0;
+    learned alone: W = (0, 1), the first feature's bias at its mean s/2.
+    """
+    k = 3 * densities.size
+    model = ToyModel(k, 2, 1, "relu", generator)
+    W = np.tile([[[1.0, 0.0]], [[1.0, -1.0]], [[0.0, 1.0]]], (densities.size, 1, 1))
+    half = np.repeat(densities / 2, 3)
+    b = np.zeros((k, 1, 2))
+    b[0::3, 0, 1], b[2::3, 0, 0] = half[0::3], half[2::3]
+    with torch.no_grad():
+        model.W.copy_(torch.as_tensor(W, dtype=torch.float32))
+        model.b.copy_(torch.as_tensor(b, dtype=torch.float32))
+    return model
+
+
+def candidate_losses(densities, relative_importance: float = 1.0, *, batches: int = 16,
+                     batch: int = 4096, seed: int = 0) -> pd.DataFrame:
+    """Monte Carlo losses of the three hand-built 2 -> 1 solutions beside their closed forms
+    (Elhage et al. 2022, §"Superposition as a phase change": r (s/3 - s^2/4), (1 + r) s^2 / 6,
+    s/3 - s^2/4).
+
+    Each of ``batches`` batches of ``batch`` inputs is drawn from seed ``seed + i`` with the library's
+    own sampler (``superposition.train.evaluate``); the standard error is over batches.
+    Returns one row per (density, candidate).
+    """
+    s = np.asarray(densities, dtype=np.float64).ravel()
+    check_fraction("densities", s)
+    if np.ndim(relative_importance) != 0:
+        raise ValueError(f"relative_importance must be one number, got {relative_importance!r}")
+    r = float(_check_importance(relative_importance))
+    check_positive_int("batches", batches)
+    check_positive_int("batch", batch)
+    model = _candidates(s, r, torch_generator(seed))
+    importance = torch.tensor([1.0, r], dtype=torch.float32)
+    density = torch.as_tensor(np.repeat(s, 3), dtype=torch.float32)
+    per_batch = np.stack([evaluate(model, importance, density, seed=seed + i, batches=1, batch=batch)
+                          for i in range(batches)])  # (batches, 3 * densities)
+    mean = per_batch.mean(0).reshape(s.size, 3)
+    sem = (per_batch.std(0, ddof=1) / np.sqrt(batches) if batches > 1
+           else np.full(per_batch.shape[1], np.nan)).reshape(s.size, 3)
+    exact = analytic_losses_2_1(s, r).T  # (densities, 3)
+    return pd.DataFrame([{"density": s[i], "candidate": PHASES[j], "Monte Carlo": mean[i, j],
+                          "standard error": sem[i, j], "closed form": exact[i, j]}
+                         for i in range(s.size) for j in range(3)])
+
+
+# --- 3. polytopes and feature dimensionality -----------------------------------------------------
+
+def _regular_polygon(n: int) -> np.ndarray:
+    angle = 2 * np.pi * np.arange(n) / n
+    return np.stack([np.cos(angle), np.sin(angle)])
+
+
+def polytopes() -> dict[str, np.ndarray]:
+    """Unit feature directions W (m x n) of the uniform arrangements named in Elhage et al. (2022,
+    §"The geometry of superposition"): each is a tight frame, W W^T = (n / m) I."""
+    tetra = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=np.float64).T / np.sqrt(3)
+    # square antiprism: two squares at heights +-1/sqrt(3), the top one turned by 45 degrees
+    turn = np.pi / 4 * (np.arange(8) % 2) + np.pi / 2 * (np.arange(8) // 2)
+    ring = np.sqrt(2 / 3) * np.stack([np.cos(turn), np.sin(turn)])
+    antiprism = np.vstack([ring, np.where(np.arange(8) % 2, 1.0, -1.0) / np.sqrt(3)])
+    return {"dedicated dimensions": np.eye(3), "tetrahedron": tetra, "triangle": _regular_polygon(3),
+            "antipodal pair": np.array([[1.0, -1.0]]), "pentagon": _regular_polygon(5),
+            "square antiprism": antiprism}
+
+
+def polytope_dimensionalities() -> pd.DataFrame:
+    """Per-feature dimensionality D_i and dimensions per feature D* of each arrangement of
+    :func:`polytopes`, measured by the library, beside the fraction m / n they should give."""
+    rows = []
+    for name, W in polytopes().items():
+        D = feature_dimensionality(W)
+        m, n = W.shape
+        rows.append({"arrangement": name, "m": m, "n": n, "m / n": m / n, "D_i (min)": D.min(),
+                     "D_i (max)": D.max(), "sum D_i": D.sum(), "D*": float(dimensions_per_feature(W))})
+    return pd.DataFrame(rows)
+
+
+# --- 4. the linear model is PCA ------------------------------------------------------------------
+
+def linear_optimum(n_features: int, n_hidden: int, importance, density) -> np.ndarray:
+    """The lowest loss a linear model x' = W^T W x + b can reach: sum_{i >= m} I_i Var(x_i), with
+    Var(x_i) = s/3 - s^2/4 for density s and I sorted in decreasing order (Elhage et al. 2022,
+    §"Demonstrating superposition": the linear model keeps the m most important features, as PCA).
+    Broadcasts over ``density``."""
+    check_positive_int("n_features", n_features)
+    check_positive_int("n_hidden", n_hidden)
+    imp = np.asarray(importance, dtype=np.float64)
+    if imp.shape != (n_features,) or not (imp >= 0).all():
+        raise ValueError(f"importance must hold {n_features} non-negative values, got shape {imp.shape}")
+    s = np.asarray(density, dtype=np.float64)
+    check_fraction("density", s)
+    dropped = np.sort(imp)[::-1][n_hidden:].sum()
+    return dropped * (s / 3 - s**2 / 4)
+
+
+def linear_vs_optimum(n_features: int = 20, n_hidden: int = 5, importance_decay: float = 0.7,
+                      sparsities=(0.0, 0.7, 0.9, 0.97), *, steps: int = 3000, seeds: int = 1,
+                      seed: int = 0) -> pd.DataFrame:
+    """Train linear models (``superposition.experiments.train_best``, the chapter's recipe) at each
+    sparsity and set their held-out loss beside :func:`linear_optimum`. The training is short, so the
+    gap says how far from the optimum that budget leaves the model; it can never be negative beyond
+    sampling noise."""
+    if not 0 < importance_decay <= 1:
+        raise ValueError(f"importance_decay must lie in (0, 1], got {importance_decay!r}")
+    sparsity = np.asarray(sparsities, dtype=np.float64).ravel()
+    check_fraction("density 1 - sparsity", 1 - sparsity)
+    importance = importance_decay ** np.arange(n_features)
+    res = train_best("linear", n_features, n_hidden, importance, 1 - sparsity, seeds=seeds, steps=steps,
+                     batch=1024, seed=seed, desc="linear models")
+    best = linear_optimum(n_features, n_hidden, importance, 1 - sparsity)
+    return pd.DataFrame({"sparsity": sparsity, "trained loss": res["loss"], "optimum": best,
+                         "trained / optimum": res["loss"] / best})
