@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from interp_repro.benchmarks import record_book_build
-from interp_repro.core import cache_dir, default_scale
+from interp_repro.core import cache_dir, default_scale, resolve_env_paths
 
 
 def entries() -> int:
@@ -23,6 +23,7 @@ def entries() -> int:
 
 
 def main() -> int:
+    resolve_env_paths()  # chapters run in their own folders: a relative path must mean this one
     args = sys.argv[1:] or [".", "--all", "-W", "-n", "--keep-going"]
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     before, start = entries(), time.perf_counter()

@@ -1,4 +1,7 @@
-"""Command line: ``interp-repro list | run STUDY | chapter NAME | report``."""
+"""Command line: ``interp-repro list | run STUDY | chapter NAME | report | cache``.
+
+An expected error (a bad setting, path or address) is one line on stderr and exit status 2.
+"""
 
 import argparse
 import importlib
@@ -6,11 +9,28 @@ import os
 import sys
 from pathlib import Path
 
-from interp_repro import STUDIES
-from interp_repro.claims import REPORT_COLUMNS, check_records, report_rows
-from interp_repro.core import SCALES, cache_dir, check_scale, record_all
-from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV
+from interp_repro import STUDIES, __version__
+from interp_repro.claims import REPORT_COLUMNS, Outcome, check_records, load_claims, report_rows
+from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale, record_all
+from interp_repro.core.cache import cache_usage, check_cache_dir, prune
+from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
+from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
+from interp_repro.core.records import check_record_path, record_path, resolve_env_paths
+
+DESCRIPTION = """\
+Run the four reproduced interpretability studies, execute the book's chapters, and report which of
+the papers' claims reproduce."""
+ENVIRONMENT = """\
+environment variables (a command-line flag wins over its variable):
+  INTERP_REPRO_SCALE    the default --scale of run, chapter and report (else book)
+  INTERP_REPRO_CACHE    the results cache folder (default ~/.cache/interp-repro)
+  INTERP_REPRO_RECORD   the claim record file (default $XDG_STATE_HOME/interp-repro/records.json,
+                        i.e. ~/.local/state/interp-repro/records.json)
+  INTERP_REPRO_WORKERS  local worker processes (default one per core); --workers N
+  INTERP_REPRO_DASK     a Dask scheduler to run jobs on; --dask ADDRESS (--workers N ignores it)
+  INTERP_REPRO_QUIET    1: no progress bars; --quiet
+"""
 
 
 def _study(name: str) -> str:
@@ -43,10 +63,40 @@ def _chapter(name: str) -> str:
     return name.removesuffix(".md").removeprefix("book/")
 
 
+def _seed_offset(value: str) -> int:
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"--seed-offset must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
 def _workers(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"--workers must be a positive integer, got {value!r}")
     return int(value)
+
+
+def _dask(address: str) -> str:
+    try:
+        return check_dask_address(address)
+    except ConfigError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _default_scale() -> str:
+    try:
+        return default_scale()
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _check_setup() -> None:
+    """Fail on a bad setting before any work: the cache folder, the record file, where jobs run."""
+    check_cache_dir()
+    check_record_path()
+    if address := os.environ.get(DASK_ENV):
+        check_dask_address(address)
+    else:
+        default_workers()
 
 
 def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
@@ -61,20 +111,28 @@ def cmd_list(_args) -> int:
     print("studies: " + ", ".join(STUDIES))
     print("scales:  " + ", ".join(SCALES) + " (default book)")
     print(f"cache:   {cache_dir()}")
+    print(f"records: {record_path()}")
     return 0
 
 
 def cmd_run(args) -> int:
+    _check_setup()
     module = importlib.import_module(f"interp_repro.{args.study}.experiments")
-    values = module.run_all(args.scale)
-    record_all(values, args.scale)
-    outcomes = [o for o in check_records(args.scale, study=args.study) if o.claim.id in values]
+    with seed_offset(args.seed_offset):
+        values = module.run_all(args.scale)
+    if args.seed_offset:  # other seeds than the book's: checked, not recorded
+        claims = load_claims()
+        outcomes = [Outcome(claims[cid], args.scale, v) for cid, v in values.items()]
+    else:
+        record_all(values, args.scale)
+        outcomes = [o for o in check_records(args.scale, study=args.study) if o.claim.id in values]
     for o in outcomes:
         print(o.message())
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
 
 
 def cmd_chapter(args) -> int:
+    _check_setup()
     import jupytext
     import papermill
 
@@ -89,49 +147,92 @@ def cmd_chapter(args) -> int:
 
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
+    if all(o.result == "not run" for o in outcomes):
+        print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
+              f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "
+              "first", file=sys.stderr)
+        return 1
     print(f"reproduction report, scale {args.scale}")
     print(_table(report_rows(outcomes), REPORT_COLUMNS))
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
 
 
+def cmd_cache(args) -> int:
+    root = check_cache_dir()
+    if args.prune:
+        print(f"removed {len(prune())} outdated entries and stale temporary files from {root}")
+        return 0
+    usage = cache_usage()
+    rows = [(study, str(n), f"{size / 1e6:.1f} MB") for study, (n, size) in sorted(usage.items())]
+    rows.append(("total", str(sum(n for n, _ in usage.values())),
+                 f"{sum(size for _, size in usage.values()) / 1e6:.1f} MB"))
+    print(f"cache: {root}")
+    print(_table(rows, ("study", "entries", "size")))
+    return 0
+
+
+def _command(sub, name: str, summary: str, func) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, help=summary, description=summary, epilog=ENVIRONMENT,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(func=func)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="interp-repro", description=__doc__)
+    parser = argparse.ArgumentParser(prog="interp-repro", description=DESCRIPTION, epilog=ENVIRONMENT,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"interp-repro {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="studies, scales and the cache folder").set_defaults(func=cmd_list)
-    run = sub.add_parser("run", help="run a study's experiments and record its claims")
+    scale_help = f"one of {', '.join(SCALES)} (default $INTERP_REPRO_SCALE, else book)"
+    _command(sub, "list", "studies, scales, the cache folder and the record file", cmd_list)
+    run = _command(sub, "run", "run a study's experiments and record its claims", cmd_run)
     run.add_argument("study", type=_study, help=f"one of {', '.join(STUDIES)}")
-    run.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    run.add_argument("--scale", type=_scale, default=None, help=scale_help)
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.add_argument("--seed-offset", type=_seed_offset, default=0, metavar="K",
+                     help="shift every seed by K: check the claims on other seeds (not recorded)")
     where = run.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_workers, default=None,
                        help="train independent models in N local processes (default: one per core)")
-    where.add_argument("--dask", metavar="ADDRESS", default=None,
+    where.add_argument("--dask", metavar="ADDRESS", type=_dask, default=None,
                        help="send independent trainings and analyses to the Dask scheduler at ADDRESS, "
                             "e.g. tcp://10.0.0.5:8786 (install this checkout on every worker)")
-    run.set_defaults(func=cmd_run)
-    chap = sub.add_parser("chapter", help="execute one chapter as a notebook (figures, numbers, records)")
+    chap = _command(sub, "chapter", "execute one chapter as a notebook (figures, numbers, records)",
+                    cmd_chapter)
     chap.add_argument("chapter", type=_chapter, help="study/page, e.g. schur_rnn/copy_task")
-    chap.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    chap.add_argument("--scale", type=_scale, default=None, help=scale_help)
     chap.add_argument("--out", type=Path, default=None,
                       help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
     chap.add_argument("--quiet", action="store_true", help="no progress bars")
-    chap.set_defaults(func=cmd_chapter)
-    rep = sub.add_parser("report", help="claims, paper values, ours and status")
-    rep.add_argument("--scale", type=_scale, default="book", help=f"one of {', '.join(SCALES)}")
+    rep = _command(sub, "report", "claims, paper values, ours and status", cmd_report)
+    rep.add_argument("--scale", type=_scale, default=None, help=scale_help)
     rep.add_argument("--study", type=_study, default=None)
-    rep.set_defaults(func=cmd_report)
+    cache = _command(sub, "cache", "the size of the results cache, or prune it", cmd_cache)
+    what = cache.add_mutually_exclusive_group(required=True)
+    what.add_argument("--size", action="store_true", help="entries and megabytes per study")
+    what.add_argument("--prune", action="store_true",
+                      help="delete the entries older library code wrote and stale temporary files")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; expected errors (:class:`ConfigError`) print one line and return 2."""
+    resolve_env_paths()
     args = build_parser().parse_args(argv)
     if getattr(args, "quiet", False):
         os.environ[QUIET_ENV] = "1"
     if getattr(args, "workers", None) is not None:
         os.environ[WORKERS_ENV] = str(args.workers)
+        os.environ.pop(DASK_ENV, None)
     if getattr(args, "dask", None):
         os.environ[DASK_ENV] = args.dask
-    return args.func(args)
+    try:
+        if "scale" in args and args.scale is None:
+            args.scale = _default_scale()
+        return args.func(args)
+    except ConfigError as err:
+        print(f"interp-repro: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -137,6 +137,11 @@ def count_bars(dgms: list[np.ndarray], threshold: float = BAR_THRESHOLD) -> tupl
     """(b0, ..., b_maxdim) from diagrams in units of the diameter: b_k counts the H_k bars whose
     persistence (death - birth) exceeds ``threshold`` (the rule of :func:`betti_numbers`; ours)."""
     check_fraction("threshold", threshold)
+    dgms = [np.asarray(d) for d in dgms]
+    for k, d in enumerate(dgms):
+        if d.ndim != 2 or d.shape[1] != 2:
+            raise ValueError(f"a persistence diagram must have shape (n, 2) (birth, death), got shape "
+                             f"{d.shape} for H{k}")
     return tuple(int(np.count_nonzero(d[:, 1] - d[:, 0] > threshold)) for d in dgms)
 
 

@@ -1,7 +1,6 @@
-"""Build the whole book at ``ci`` scale (warnings are errors) and check the rendered pages.
-
-Runs after the notebook checks (see conftest.py), so every model comes from the results cache.
-The build is conftest.py's session fixture ``html``, which test_browser.py shares.
+"""The whole book built at ``ci`` scale (warnings are errors): the build succeeds and every page is
+rendered with its figures, downloads and claims. The build is conftest.py's session fixture ``book``,
+which test_notebooks.py and test_browser.py share.
 """
 
 import json
@@ -13,6 +12,10 @@ from chapters import study_chapters, toc_files
 from interp_repro.claims import load_claims
 
 pytestmark = pytest.mark.book
+
+
+def test_the_book_builds_without_warnings(book):
+    assert book.returncode == 0, f"book build failed:\n{book.log}"
 
 
 def test_every_toc_page_is_built(html):

@@ -1,16 +1,29 @@
-"""The command line: listing, bad input, and the report's exit status."""
+"""The command line: listing, bad input, expected errors as one line, the environment, the report's
+exit status and the cache command."""
 
+import os
+
+import numpy as np
+import papermill
 import pytest
 
+import interp_repro.cli as cli
+from interp_repro import __version__
+from interp_repro.abstraction import experiments as abstraction
 from interp_repro.claims import load_claims
 from interp_repro.cli import main
-from interp_repro.core import record
+from interp_repro.core import cached, record
+
+ENV = ("INTERP_REPRO_SCALE", "INTERP_REPRO_CACHE", "INTERP_REPRO_RECORD", "INTERP_REPRO_WORKERS",
+       "INTERP_REPRO_DASK", "INTERP_REPRO_QUIET")
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+    for name in ("INTERP_REPRO_SCALE", "INTERP_REPRO_WORKERS", "INTERP_REPRO_DASK", "INTERP_REPRO_QUIET"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test, which main() may set
 
 
 def test_list(capsys):
@@ -26,7 +39,10 @@ def test_list(capsys):
     (["chapter", "superposition/nope"], "unknown chapter 'superposition/nope': choose one of"),
     (["chapter", "schur_rnn/copy_task", "--scale", "big"], "unknown scale 'big'"),
     (["run", "abstraction", "--workers", "0"], "--workers must be a positive integer, got '0'"),
+    (["run", "abstraction", "--seed-offset", "-3"], "--seed-offset must be a non-negative integer"),
     (["run", "abstraction", "--workers", "2", "--dask", "tcp://h:8786"], "not allowed with argument"),
+    (["run", "abstraction", "--dask", "h"], "'h' is not a Dask scheduler address: expected"),
+    (["cache"], "one of the arguments --size --prune is required"),
 ])
 def test_bad_input_is_named(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -54,9 +70,157 @@ def test_every_chapter_in_the_toc_can_be_named():
     assert in_toc and in_toc <= set(chapters())
 
 
-@pytest.mark.notebooks
+@pytest.mark.trained
 def test_chapter_executes_one_chapter_and_records_its_claims(tmp_path, capsys):
     out = tmp_path / "linear.ipynb"
     assert main(["chapter", "abstraction/linear_theory", "--scale", "ci", "--out", str(out), "--quiet"]) == 0
     assert out.exists() and "executed abstraction/linear_theory at scale ci" in capsys.readouterr().out
     assert main(["report", "--scale", "ci", "--study", "abstraction"]) == 0
+
+
+# --- expected errors: one line, before any work -----------------------------------------------
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if a command starts training or executing a chapter."""
+    def work(*args, **kwargs):
+        pytest.fail("work started before the settings were checked")
+
+    monkeypatch.setattr(abstraction, "run_all", work)
+    monkeypatch.setattr(papermill, "execute_notebook", work)
+
+
+def _file(path):
+    path.write_text("not a folder")
+    return path
+
+
+SETUPS = {
+    "the cache path is a file": (lambda t: {"INTERP_REPRO_CACHE": _file(t / "f")}, "is a file, not a folder"),
+    "the record folder is a file": (lambda t: {"INTERP_REPRO_RECORD": _file(t / "f") / "records.json"},
+                                    "record file ($INTERP_REPRO_RECORD) "),
+    "the record file is a folder": (lambda t: {"INTERP_REPRO_RECORD": t}, "is a folder"),
+    "the record file is not JSON": (lambda t: {"INTERP_REPRO_RECORD": _file(t / "r.json")}, "not valid JSON"),
+    "a bad worker count": (lambda t: {"INTERP_REPRO_WORKERS": "two"}, "a positive integer, got 'two'"),
+    "a bad Dask address": (lambda t: {"INTERP_REPRO_DASK": "h"}, "is not a Dask scheduler address"),
+    "a bad scale": (lambda t: {"INTERP_REPRO_SCALE": "huge"}, "$INTERP_REPRO_SCALE: unknown scale 'huge'"),
+}
+
+
+@pytest.mark.parametrize("argv", [["run", "abstraction"], ["chapter", "abstraction/linear_theory"]])
+@pytest.mark.parametrize("setup", SETUPS)
+def test_a_bad_setting_is_one_line_before_any_work(setup, argv, tmp_path, monkeypatch, capsys, no_work):
+    env, message = SETUPS[setup]
+    for name, value in env(tmp_path).items():
+        monkeypatch.setenv(name, str(value))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("interp-repro: error: ") and err.count("\n") == 1, err
+    assert message in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_unwritable_cache_folder_is_one_line(tmp_path, monkeypatch, capsys, no_work):
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0o500)
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(folder / "cache"))
+    assert main(["run", "abstraction"]) == 2
+    assert "is not a writable folder" in capsys.readouterr().err
+
+
+def test_relative_cache_and_record_paths_are_made_absolute(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("INTERP_REPRO_CACHE", "rel/cache")
+    monkeypatch.setenv("INTERP_REPRO_RECORD", "rel/records.json")
+    assert main(["list"]) == 0
+    assert os.environ["INTERP_REPRO_CACHE"] == str(tmp_path / "rel" / "cache")
+    assert os.environ["INTERP_REPRO_RECORD"] == str(tmp_path / "rel" / "records.json")
+    assert str(tmp_path / "rel" / "cache") in capsys.readouterr().out
+
+
+# --- flags and the environment ----------------------------------------------------------------
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """Replace the run and chapter commands by one that keeps its arguments and the environment."""
+    calls = []
+
+    def command(args):
+        calls.append((args, {name: os.environ.get(name) for name in ENV}))
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_run", command)
+    monkeypatch.setattr(cli, "cmd_chapter", command)
+    return calls
+
+
+def test_workers_flag_wins_over_the_dask_environment(monkeypatch, seen):
+    monkeypatch.setenv("INTERP_REPRO_DASK", "tcp://10.0.0.5:8786")
+    assert main(["run", "abstraction", "--workers", "2"]) == 0
+    [(_, env)] = seen
+    assert env["INTERP_REPRO_DASK"] is None and env["INTERP_REPRO_WORKERS"] == "2"
+
+
+@pytest.mark.parametrize("argv", [["run", "abstraction"], ["chapter", "abstraction/linear_theory"]])
+def test_scale_comes_from_the_environment_unless_given(argv, monkeypatch, seen):
+    monkeypatch.setenv("INTERP_REPRO_SCALE", "ci")
+    assert main(argv) == 0
+    assert main([*argv, "--scale", "paper"]) == 0
+    monkeypatch.delenv("INTERP_REPRO_SCALE")
+    assert main(argv) == 0
+    assert [args.scale for args, _ in seen] == ["ci", "paper", "book"]
+
+
+def test_report_scale_comes_from_the_environment(monkeypatch, capsys):
+    record("superposition.five_two_dense_count", 2, "ci")
+    monkeypatch.setenv("INTERP_REPRO_SCALE", "ci")
+    assert main(["report"]) == 0
+    assert "reproduction report, scale ci" in capsys.readouterr().out
+
+
+def test_help_documents_every_variable_and_is_plain_text(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in ENV)
+    assert "a command-line flag wins over its variable" in out
+    assert "``" not in out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"interp-repro {__version__}\n"
+
+
+def test_report_with_nothing_recorded_says_so_and_fails(capsys):
+    assert main(["report", "--scale", "ci"]) == 1
+    assert "no claim recorded at scale ci for any study" in capsys.readouterr().err
+    assert main(["report", "--scale", "ci", "--study", "abstraction"]) == 1
+    assert "no claim recorded at scale ci for abstraction" in capsys.readouterr().err
+
+
+# --- the cache command ------------------------------------------------------------------------
+
+
+def test_cache_size_and_prune(tmp_path, monkeypatch, capsys):
+    import interp_repro.core.cache as cache_mod
+
+    cached("superposition/probe", {"n": 1}, lambda: {"x": np.arange(1000)})
+    cached("abstraction/probe", {"n": 1}, lambda: {"x": np.arange(10)})
+    with monkeypatch.context() as m:
+        m.setattr(cache_mod, "library_fingerprint", lambda study=None: "0.0.1+000000000000")
+        cached("abstraction/probe", {"n": 2}, lambda: {"x": np.arange(10)})
+
+    def sizes() -> dict[str, str]:
+        assert main(["cache", "--size"]) == 0
+        return {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[3:]}
+
+    assert sizes() == {"abstraction": "2", "superposition": "1", "total": "3"}
+    assert main(["cache", "--prune"]) == 0
+    assert "removed 1 outdated entries" in capsys.readouterr().out
+    assert sizes() == {"abstraction": "1", "superposition": "1", "total": "2"}

@@ -3,7 +3,10 @@
 import dataclasses
 import json
 import logging
+import os
 import re
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +16,8 @@ import interp_repro.claims as claims_mod
 import interp_repro.core.cache as cache_mod
 from interp_repro.claims import parse_claims
 from interp_repro.core.cache import cache_dir, cache_key, cached, is_cached, library_fingerprint
-from interp_repro.core.device import select_device, torch_threads
+from interp_repro.core.device import cpu_threads, select_device
+from interp_repro.core.errors import ConfigError
 from interp_repro.core.progress import progress
 from interp_repro.core.records import load_records, record, record_all, record_path
 from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
@@ -136,16 +140,33 @@ def test_bad_seed_rejected(make, bad):
 # --- device -----------------------------------------------------------------------------------
 
 
-def test_torch_threads_sets_and_restores_the_count():
+def test_cpu_threads_sets_and_restores_the_count():
     before = torch.get_num_threads()
-    with torch_threads(1):
+    with cpu_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
-    with pytest.raises(RuntimeError), torch_threads(1):
+    with pytest.raises(RuntimeError), cpu_threads(1):
         raise RuntimeError("inside")
     assert torch.get_num_threads() == before
-    with pytest.raises(ValueError, match="threads"), torch_threads(0):
+    with pytest.raises(ValueError, match="threads"), cpu_threads(0):
         pass
+
+
+def test_a_cached_computation_runs_on_one_thread_in_torch_and_blas(tmp_path, monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    seen = {}
+
+    def compute():
+        seen["torch"] = torch.get_num_threads()
+        seen["pools"] = {pool["num_threads"] for pool in threadpool_info()}
+        return {"x": np.zeros(1)}
+
+    with cpu_threads(2):
+        cached("tests/threads", {"k": 1}, compute)
+        assert torch.get_num_threads() == 2
+    assert seen == {"torch": 1, "pools": {1}}
 
 
 def test_select_device_cpu():
@@ -276,6 +297,61 @@ def test_corrupt_entry_is_discarded_and_recomputed(damage, caplog):
     assert compute.calls == 2
 
 
+def test_an_unreadable_entry_is_a_clear_error_and_is_kept(monkeypatch):
+    compute = Counter()
+    cached("ns", {"n": 3}, compute)
+    [path] = entries()
+
+    def denied(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
+
+    monkeypatch.setattr(np, "load", denied)
+    with pytest.raises(ConfigError, match=rf"cannot read cache entry {re.escape(str(path))} \(Permission"):
+        cached("ns", {"n": 3}, compute)
+    assert entries() == [path] and compute.calls == 1
+
+
+def test_an_entry_names_its_namespace_and_fingerprint():
+    cached("superposition/probe", {"n": 3}, Counter())
+    [path] = entries("superposition/probe")
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__header__"]))
+    assert header["ns"] == "superposition/probe"
+    assert header["lib"] == library_fingerprint("superposition")
+
+
+def test_prune_removes_what_no_run_reaches_and_keeps_the_rest(monkeypatch):
+    compute = Counter()
+    cached("ns", {"n": 1}, compute)
+    [current] = entries()
+    with monkeypatch.context() as m:
+        m.setattr(cache_mod, "library_fingerprint", lambda study=None: "0.0.1+000000000000")
+        cached("ns", {"n": 2}, compute)
+    [old] = set(entries()) - {current}
+    unmarked = cache_dir() / "ns" / f"{'0' * 24}.npz"
+    np.savez(unmarked, __header__=np.array(json.dumps({"key": "0" * 24, "arrays": []})))
+    stale, fresh = cache_dir() / "ns" / ".tmp-stale.npz", cache_dir() / "ns" / ".tmp-fresh.npz"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+
+    assert sorted(cache_mod.prune()) == sorted([old, unmarked, stale])
+    assert set(entries()) == {current, fresh}
+    cached("ns", {"n": 1}, compute)
+    assert compute.calls == 2  # the current entry still hits
+
+
+def test_cache_usage_counts_entries_and_bytes_per_study():
+    assert cache_mod.cache_usage() == {}
+    cached("superposition/a", {"n": 1}, Counter())
+    cached("superposition/b", {"n": 1}, Counter())
+    cached("ns", {"n": 1}, Counter())
+    sizes = {p.relative_to(cache_dir()).parts[0]: 0 for p in cache_dir().rglob("*.npz")}
+    for p in cache_dir().rglob("*.npz"):
+        sizes[p.relative_to(cache_dir()).parts[0]] += p.stat().st_size
+    assert cache_mod.cache_usage() == {"superposition": (2, sizes["superposition"]), "ns": (1, sizes["ns"])}
+
+
 @pytest.mark.parametrize("arrays", [{"__x": np.zeros(2)},
                                     {"ok": np.zeros(2), "obj": np.array([1, "a"], dtype=object)}])
 def test_bad_arrays_rejected_and_nothing_written(arrays):
@@ -307,6 +383,19 @@ def test_cache_key_changes_with_library_fingerprint(monkeypatch):
     assert compute.calls == 2
 
 
+def test_fingerprint_covers_torch_numpy_and_scipy_versions(monkeypatch):
+    library_fingerprint.cache_clear()
+    before = library_fingerprint("superposition")
+    real = cache_mod.version
+    monkeypatch.setattr(cache_mod, "version", lambda name: "0.0.1" if name == "scipy" else real(name))
+    library_fingerprint.cache_clear()
+    try:
+        assert library_fingerprint("superposition") != before
+    finally:
+        monkeypatch.undo()
+        library_fingerprint.cache_clear()
+
+
 def test_library_fingerprint_has_version_and_hash():
     from interp_repro import __version__
 
@@ -318,10 +407,13 @@ def test_library_fingerprint_has_version_and_hash():
 # --- records ----------------------------------------------------------------------------------
 
 
-def test_record_path_follows_env_then_cache_dir(tmp_path, monkeypatch):
+def test_record_path_follows_env_then_xdg_state_outside_the_cache(tmp_path, monkeypatch):
     assert record_path() == tmp_path / "records.json"
     monkeypatch.delenv("INTERP_REPRO_RECORD")
-    assert record_path() == tmp_path / "cache" / "records.json"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert record_path() == tmp_path / "state" / "interp-repro" / "records.json"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert record_path() == Path.home() / ".local" / "state" / "interp-repro" / "records.json"
 
 
 def test_record_writes_value_under_scale_and_id(claim_id, tmp_path):
@@ -433,3 +525,20 @@ def test_fingerprint_covers_the_top_level_modules_a_study_imports():
         (study / "mod.py").unlink()
         study.rmdir()
         library_fingerprint.cache_clear()
+
+
+# --- presets ------------------------------------------------------------------------------------
+
+
+def test_seed_offset_shifts_the_seed_of_every_preset_made_inside_it():
+    from interp_repro.abstraction.experiments import AblationConfig, KappaConfig
+    from interp_repro.core.presets import seed_offset
+    from interp_repro.schur_rnn.experiments import NeuroConfig
+
+    with seed_offset(1000):
+        shifted = NeuroConfig.preset("ci"), AblationConfig.preset("ci"), KappaConfig.preset("ci")
+    assert [shifted[0].seed, shifted[1].seed] == [1000, 1000]
+    assert shifted[2] == KappaConfig.preset("ci")  # closed form: no seed to shift
+    assert NeuroConfig.preset("ci").seed == 0  # only inside the block
+    with pytest.raises(ValueError, match="seed offset"), seed_offset(-1):
+        pass

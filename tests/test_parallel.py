@@ -3,9 +3,10 @@ from a worker intact, and a process pool or a Dask cluster gives the same result
 
 import numpy as np
 import pytest
+from entries import assert_same_entries
 
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.core import cache, cache_dir, cached
+from interp_repro.core import ConfigError, cache, cache_dir, cached, parallel
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, Job, _receive, default_workers, pending
 from interp_repro.schur_rnn import experiments as schur
 
@@ -21,23 +22,6 @@ def cache_at(tmp_path, monkeypatch):
 
 def _fill(n: int) -> np.ndarray:
     return cached("tests/parallel", {"n": n}, lambda: {"x": np.arange(n)})["x"]
-
-
-def _entries(root) -> dict[str, dict[str, np.ndarray]]:
-    out = {}
-    for path in sorted(root.rglob("*.npz")):
-        with np.load(path) as data:
-            out[path.relative_to(root).as_posix()] = {k: data[k] for k in data.files}
-    return out
-
-
-def _assert_same_entries(a, b) -> None:
-    ea, eb = _entries(a), _entries(b)
-    assert ea and sorted(ea) == sorted(eb)
-    for name in ea:
-        assert sorted(ea[name]) == sorted(eb[name]), name
-        for key in ea[name]:
-            np.testing.assert_array_equal(ea[name][key], eb[name][key], err_msg=f"{name}: {key}")
 
 
 def test_the_journal_lists_only_entries_written_in_its_body(cache_at):
@@ -97,7 +81,7 @@ def test_install_refuses_corrupt_or_mislabelled_bytes(cache_at):
 
 
 def test_a_worker_running_other_code_is_refused(cache_at):
-    with pytest.raises(RuntimeError, match="same checkout"):
+    with pytest.raises(ConfigError, match="same checkout"):
         _receive(("0.1.0+000000000000", {}))
 
 
@@ -115,7 +99,7 @@ def test_a_process_pool_gives_the_same_units_as_one_process(cache_at, monkeypatc
         cache_at(name)
         monkeypatch.setenv(WORKERS_ENV, workers)
         schur.run_neuro(cfg)
-    _assert_same_entries(cache_dir().parent / "pool", cache_dir().parent / "single")
+    assert_same_entries(cache_dir().parent / "pool", cache_dir().parent / "single")
 
 
 def test_a_ci_study_on_a_dask_local_cluster_matches_a_local_run(cache_at, monkeypatch):
@@ -130,12 +114,31 @@ def test_a_ci_study_on_a_dask_local_cluster_matches_a_local_run(cache_at, monkey
         monkeypatch.setenv(DASK_ENV, cluster.scheduler_address)
         got = abstraction.run_all("ci")
     assert got == expected
-    _assert_same_entries(client_cache, local)
-    _assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
+    assert_same_entries(client_cache, local)
+    assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
 
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error(cache_at, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setenv(DASK_ENV, "tcp://127.0.0.1:9")
-    with pytest.raises(RuntimeError, match="cannot reach a Dask scheduler"):
+    with pytest.raises(ConfigError, match="cannot reach a Dask scheduler"):
         abstraction.run_all("ci")
+
+
+def test_a_dask_worker_with_other_code_is_refused_before_any_job(cache_at, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    workers_cache = cache_at("dask-workers")
+    cache_at("client")
+    monkeypatch.setattr(parallel, "library_fingerprint", lambda study=None: "0.0.1+000000000000")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  env={"INTERP_REPRO_CACHE": str(workers_cache)}) as cluster:
+        with pytest.raises(ConfigError, match=r"^Dask worker tcp://\S+ runs other code or libraries \("
+                                              r"\d\S+\+[0-9a-f]{12} \(torch==.*; here 0\.0\.1\+0{12} "):
+            parallel.run_jobs([Job(_fill, (3,))], "x", dask=cluster.scheduler_address)
+    assert not list(workers_cache.rglob("*.npz"))
+
+
+def test_a_workers_argument_wins_over_the_dask_environment(cache_at, monkeypatch):
+    monkeypatch.setenv(DASK_ENV, "tcp://127.0.0.1:9")
+    parallel.run_jobs([Job(_fill, (3,))], "x", workers=1)
+    assert cache.is_cached("tests/parallel", {"n": 3})

@@ -39,7 +39,7 @@ from interp_repro.abstraction.theory import (
     nu_abstraction,
     terminal_abstraction,
 )
-from interp_repro.core import cached, check_positive_int, torch_threads
+from interp_repro.core import cached, check_positive_int
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 
@@ -55,12 +55,6 @@ def _check_data_fields(cfg) -> None:
     for name in ("kappa", "lr", "lam"):
         if hasattr(cfg, name) and not getattr(cfg, name) > 0:
             raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
-
-
-def _on_one_thread(fn):
-    """``fn()`` on one torch thread: thousands of steps on tiny tensors (see ``core.torch_threads``)."""
-    with torch_threads(1):
-        return fn()
 
 
 def _data(cfg) -> TwoFactorData:
@@ -123,7 +117,7 @@ def run_linear(cfg: LinearConfig) -> Arrays:
                 "theory_joint": theory_for(data, cfg.kappa, cfg.lam, joint.t, init_Q=joint.Q0),
                 "alpha_inf": np.array(terminal_abstraction(cfg.nu_x, cfg.nu_y)),
                 "alpha_x": np.array(nu_abstraction(cfg.nu_x)), "alpha_y": np.array(nu_abstraction(cfg.nu_y))}
-    return cached("abstraction/linear", cfg, lambda: _on_one_thread(compute))
+    return cached("abstraction/linear", cfg, compute)
 
 
 def linear_claims(res: Arrays) -> dict[str, Any]:
@@ -220,7 +214,7 @@ def run_depth(cfg: DepthConfig) -> Arrays:
         return {"t": t, "profile": profile, "last": np.stack(last),
                 "terminal": np.array([deep_terminal(ax, ay, L) for L in range(1, D + 1)]),
                 "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
-    return cached("abstraction/depth", cfg, lambda: _on_one_thread(compute))
+    return cached("abstraction/depth", cfg, compute)
 
 
 def depth_profile_deviation(profile: np.ndarray) -> float:
@@ -338,7 +332,7 @@ def run_nonlinear(cfg: NonlinearConfig) -> Arrays:
                                   seed=cfg.seed + 1)
             out[f"pre__{act}"], out[f"post__{act}"], out["t"] = run.alpha_pre, run.alpha_post, run.t
         return out
-    return cached("abstraction/nonlinear", cfg, lambda: _on_one_thread(compute))
+    return cached("abstraction/nonlinear", cfg, compute)
 
 
 def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
@@ -356,6 +350,7 @@ class AblationConfig(Preset):
 
     net: GeluNetConfig = GeluNetConfig()
     seeds: int = 5
+    seed: int = 0
 
     PRESETS: ClassVar = {"ci": dict(seeds=3), "book": dict(seeds=10), "paper": dict(seeds=50)}
 
@@ -366,11 +361,11 @@ class AblationConfig(Preset):
 def run_ablation(cfg: AblationConfig) -> Arrays:
     """Per (seed, block, concept): alpha and cross-context probe accuracy, intact and ablated."""
     def compute() -> Arrays:
-        table = ablation_table(cfg.net, seeds=range(cfg.seeds))
+        table = ablation_table(cfg.net, seeds=range(cfg.seed, cfg.seed + cfg.seeds))
         return {"alpha_intact": table.alpha_intact, "alpha_ablated": table.alpha_ablated,
                 "probe_intact": table.probe_intact, "probe_ablated": table.probe_ablated,
                 "test_accuracy": table.test_accuracy}
-    return cached("abstraction/ablation", cfg, lambda: _on_one_thread(compute))
+    return cached("abstraction/ablation", cfg, compute)
 
 
 def ablation_claims(res: Arrays) -> dict[str, Any]:
@@ -385,22 +380,33 @@ def ablation_claims(res: Arrays) -> dict[str, Any]:
             "abstraction.gelu_probe_up_fraction": float(p_up.mean())}
 
 
+def _configs(scale: str) -> dict[str, Any]:
+    """Every experiment's config at ``scale``, by experiment name."""
+    return {"linear": LinearConfig.preset(scale), "kappa": KappaConfig.preset(scale),
+            "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
+            "nonlinear": NonlinearConfig.preset(scale), "ablation": AblationConfig.preset(scale)}
+
+
+def jobs(scale: str) -> list[Job]:
+    """The study's independent trained experiments at ``scale`` (the kappa sweep is closed-form)."""
+    cfg = _configs(scale)
+    return [Job(run_linear, (cfg["linear"],)), Job(run_depth, (cfg["depth"],)),
+            Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
+            Job(run_ablation, (cfg["ablation"],))]
+
+
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers.
 
     The trained experiments are independent, so those not cached yet run side by side first
     (``core.parallel.run_jobs``); the kappa sweep is closed-form and runs here."""
-    linear, kappa, depth = LinearConfig.preset(scale), KappaConfig.preset(scale), DepthConfig.preset(scale)
-    kernels, nonlinear = KernelConfig.preset(scale), NonlinearConfig.preset(scale)
-    ablation = AblationConfig.preset(scale)
-    run_jobs([Job(run_linear, (linear,)), Job(run_depth, (depth,)),
-              Job(run_kernels, (kernels,)), Job(run_nonlinear, (nonlinear,)), Job(run_ablation, (ablation,))],
-             desc="abstraction experiments")
+    run_jobs(jobs(scale), desc="abstraction experiments")
+    cfg = _configs(scale)
     claims: dict[str, Any] = {}
-    claims |= linear_claims(run_linear(linear))
-    claims |= kappa_claims(run_kappa(kappa))
-    claims |= depth_claims(run_depth(depth))
-    claims |= kernel_claims(run_kernels(kernels))
-    claims |= nonlinear_claims(run_nonlinear(nonlinear), nonlinear.activations)
-    claims |= ablation_claims(run_ablation(ablation))
+    claims |= linear_claims(run_linear(cfg["linear"]))
+    claims |= kappa_claims(run_kappa(cfg["kappa"]))
+    claims |= depth_claims(run_depth(cfg["depth"]))
+    claims |= kernel_claims(run_kernels(cfg["kernels"]))
+    claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]), cfg["nonlinear"].activations)
+    claims |= ablation_claims(run_ablation(cfg["ablation"]))
     return claims

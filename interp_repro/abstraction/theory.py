@@ -32,6 +32,15 @@ shape: d1 = z(s+,c+) - z(s-,c+), d2 = z(s+,c-) - z(s-,c-); colour: d1 = z(s+,c+)
 d2 = z(s-,c+) - z(s-,c-)."""
 
 
+def _nu(name: str, nu) -> np.ndarray:
+    """:func:`check_nu`, also naming ``name`` when ``nu`` is not a number at all."""
+    try:
+        np.asarray(nu, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers in [0, 1], got {nu!r}") from None
+    return check_nu(name, nu)
+
+
 def _as_kernel(K) -> np.ndarray:
     K = np.asarray(K, dtype=np.float64)
     if K.ndim < 2 or K.shape[-2:] != (4, 4):
@@ -131,7 +140,7 @@ def kernel_abstraction(K, concept: str = "shape") -> np.ndarray:
 
 def nu_abstraction(nu) -> np.ndarray:
     """alpha = (1 - nu) / (1 + nu) of a 2FS kernel with inverse SNR nu (derived)."""
-    nu = check_nu("nu", nu)
+    nu = _nu("nu", nu)
     return (1 - nu) / (1 + nu)
 
 
@@ -140,7 +149,7 @@ def terminal_abstraction(nu_x, nu_y) -> np.ndarray:
 
     Broadcasts over arrays. Equivalently arctanh(alpha_inf) = (arctanh alpha_x + arctanh alpha_y) / 2.
     """
-    root = np.sqrt(check_nu("nu_x", nu_x) * check_nu("nu_y", nu_y))
+    root = np.sqrt(_nu("nu_x", nu_x) * _nu("nu_y", nu_y))
     return (1 - root) / (1 + root)
 
 
@@ -229,7 +238,7 @@ def alpha_trajectory(nu_x, nu_y, kappa, t, lam: float = 1.0, x_s: float = 1.0,
     Q0 = kappa^2 Sigma_x, i.e. q0_k = kappa^2 x_k, so alpha(0) = alpha_x = (1 - nu_x)/(1 + nu_x).
     Broadcasts over nu_x, nu_y, kappa and t.
     """
-    nu_x, nu_y = check_nu("nu_x", nu_x), check_nu("nu_y", nu_y)
+    nu_x, nu_y = _nu("nu_x", nu_x), _nu("nu_y", nu_y)
     _check_spectrum_scale(x_s, y_s, lam)
     kappa = _nonneg_array("kappa", kappa)
     if (kappa == 0).any():

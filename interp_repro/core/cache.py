@@ -3,9 +3,13 @@
 The namespace starts with the study's name (``superposition/intro``), so the fingerprint covers
 that study's code and the shared code only.
 
-Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles). Writes go to a temporary
-file that is renamed into place, so a reader never sees half an entry. An entry that cannot be read,
-or whose header does not match its key, is deleted and recomputed with a warning.
+Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles) that names the key, the
+namespace and the library fingerprint that wrote it. Writes go to a temporary file that is renamed into
+place, so a reader never sees half an entry. A corrupt entry (not a zip, truncated, a missing array, a
+header that does not match its key) is deleted and recomputed with a warning; one this process may not
+read raises :class:`ConfigError` and is left alone. :func:`prune` deletes the entries older library code
+wrote (no run can reach them any more) and stale temporary files; the claim records live elsewhere
+(``core.records``), so pruning or deleting the cache folder never loses them.
 
 Two switches serve ``core.parallel``: :func:`journal` lists the entries a computation writes (so a
 worker can send them back), and :func:`probing` makes a missing entry raise :class:`NotCached`
@@ -20,16 +24,26 @@ import os
 import re
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from interp_repro.core.device import cpu_threads
+from interp_repro.core.errors import ConfigError
+from interp_repro.core.validate import check_writable_dir
+
 CACHE_ENV = "INTERP_REPRO_CACHE"
+DEPENDENCIES = ("torch", "numpy", "scipy")
+"""Libraries whose versions are part of the fingerprint: they change numbers."""
+CORRUPT = (ValueError, KeyError, EOFError, zipfile.BadZipFile)
+"""What reading a damaged entry raises (an ``OSError`` is a problem of access, not of the entry)."""
 log = logging.getLogger(__name__)
 
 Arrays = dict[str, np.ndarray]
@@ -45,15 +59,27 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "interp-repro")
 
 
+def check_cache_dir() -> Path:
+    """The cache folder, created if needed; :class:`ConfigError` unless this process can write there."""
+    return check_writable_dir(f"the cache folder (${CACHE_ENV})", cache_dir())
+
+
+def dependency_versions() -> str:
+    """The installed versions of :data:`DEPENDENCIES`, e.g. ``torch==2.13.0 numpy==2.4.6 scipy==1.17.1``."""
+    return " ".join(f"{name}=={version(name)}" for name in DEPENDENCIES)
+
+
 @cache
 def library_fingerprint(study: str | None = None) -> str:
-    """Package version plus a hash of the library code that ``study``'s results depend on.
+    """Package version plus a hash of the library code that ``study``'s results depend on and of the
+    versions of :data:`DEPENDENCIES`.
 
     That code is ``core/``, the study's own subpackage and the top-level modules it imports (e.g.
     ``topology.py``); with no study, every module. ``plots.py`` modules are left out: they only draw
     cached arrays. Editing that code changes the fingerprint, so cached results and recorded claims
     never outlive the code that made them, while editing one study, a shared module another study
-    does not use, or a figure leaves the other caches valid.
+    does not use, or a figure leaves the other caches valid. A new torch, NumPy or SciPy changes
+    every fingerprint.
     """
     from interp_repro import __version__
 
@@ -65,7 +91,7 @@ def library_fingerprint(study: str | None = None) -> str:
         imported = {m for path in own for m in re.findall(r"interp_repro\.(\w+)", path.read_text())}
         files = sorted(root.glob("core/*.py")) + own + sorted(
             root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(dependency_versions().encode())
     for path in files:
         if path.name == "plots.py":
             continue
@@ -113,18 +139,26 @@ def _entry_path(namespace: str, key: str) -> Path:
     return cache_dir() / namespace / f"{key}.npz"
 
 
-def _read(path: Path, key: str) -> Arrays:
+def _read(path: Path, key: str | None = None) -> tuple[dict, Arrays]:
+    """An entry's header and arrays (no arrays unless ``key`` is given, which the header must match)."""
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["__header__"]))
+        if key is None:
+            return header, {}
         if header.get("key") != key:
             raise ValueError(f"header key {header.get('key')!r} does not match {key!r}")
-        arrays = {name: data[name] for name in header["arrays"]}
-    return arrays
+        return header, {name: data[name] for name in header["arrays"]}
 
 
-def _write(path: Path, key: str, arrays: Arrays) -> None:
+def _unreadable(path: Path, err: OSError) -> ConfigError:
+    return ConfigError(f"cannot read cache entry {path} ({err.strerror or err}): fix its permissions or "
+                       "delete it")
+
+
+def _write(path: Path, namespace: str, key: str, arrays: Arrays) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = json.dumps({"key": key, "arrays": sorted(arrays)})
+    header = json.dumps({"key": key, "ns": namespace, "lib": library_fingerprint(_study_of(namespace)),
+                         "arrays": sorted(arrays)})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -183,7 +217,7 @@ def install(relative: str, data: bytes) -> None:
             f.write(data)
         _read(Path(tmp), key)
         os.replace(tmp, path)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+    except (OSError, *CORRUPT) as err:
         Path(tmp).unlink(missing_ok=True)
         raise ValueError(f"received cache entry {relative!r} is not valid: {err}") from err
     except BaseException:
@@ -194,27 +228,77 @@ def install(relative: str, data: bytes) -> None:
 def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays:
     """Return ``compute()``'s arrays for ``config``, from the cache when a valid entry exists.
 
-    ``compute`` must return a dict of NumPy arrays (names must not start with ``__``).
-    A corrupt or partial entry is logged, deleted and recomputed.
+    ``compute`` must return a dict of NumPy arrays (names must not start with ``__``). It runs on one
+    CPU thread (``core.device.cpu_threads``), so what it stores is the same whatever the machine's
+    core count and however many workers share it. A corrupt or partial entry is logged, deleted and
+    recomputed; one that cannot be read (its permissions) raises :class:`ConfigError`.
     """
     key = cache_key(namespace, config)
     path = _entry_path(namespace, key)
     if path.exists():
         try:
-            return _read(path, key)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            return _read(path, key)[1]
+        except CORRUPT as err:
             log.warning("discarding corrupt cache entry %s (%s); recomputing", path, err)
             path.unlink(missing_ok=True)
+        except OSError as err:
+            raise _unreadable(path, err) from None
     if getattr(_state, "probing", False):
         raise NotCached(f"{namespace}: {key}")
-    arrays = {name: np.asarray(value) for name, value in compute().items()}
+    with cpu_threads(1):
+        arrays = {name: np.asarray(value) for name, value in compute().items()}
     bad = [name for name in arrays if name.startswith("__") or arrays[name].dtype == object]
     if bad:
         raise ValueError(f"cannot cache arrays {bad}: names may not start with '__', no objects")
-    _write(path, key, arrays)
+    _write(path, namespace, key, arrays)
     return arrays
 
 
 def is_cached(namespace: str, config: Any) -> bool:
     """Whether an entry for ``config`` exists (it may still turn out corrupt when read)."""
     return _entry_path(namespace, cache_key(namespace, config)).exists()
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.npz") if not p.name.startswith(".tmp-"))
+
+
+def cache_usage() -> dict[str, tuple[int, int]]:
+    """(entries, bytes) per study, i.e. per first part of the namespace, in the cache folder."""
+    root, usage = cache_dir(), {}
+    for path in _entries(root):
+        study = path.relative_to(root).parts[0]
+        count, size = usage.get(study, (0, 0))
+        usage[study] = (count + 1, size + path.stat().st_size)
+    return usage
+
+
+def _outdated(path: Path, root: Path) -> bool:
+    """Whether the entry at ``path`` is corrupt, has no fingerprint, or another than its study's today."""
+    try:
+        header = _read(path)[0]
+    except CORRUPT:
+        return True
+    except OSError as err:
+        raise _unreadable(path, err) from None
+    namespace = path.parent.relative_to(root).as_posix()
+    return header.get("lib") != library_fingerprint(_study_of(namespace))
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except FileNotFoundError:  # a running write renamed it into place
+        return False
+
+
+def prune(tmp_age: float = 3600.0) -> list[Path]:
+    """Delete the entries no run can reach any more (written by other library code than their study's
+    today, with no fingerprint in their header, or corrupt) and the temporary files older than
+    ``tmp_age`` seconds (left by a killed run). Returns the deleted paths."""
+    root = cache_dir()
+    stale = [p for p in _entries(root) if _outdated(p, root)]
+    stale += [p for p in sorted(root.rglob(".tmp-*")) if _older_than(p, tmp_age)]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale

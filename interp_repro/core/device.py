@@ -1,4 +1,5 @@
-"""Device selection: CPU unless CUDA is asked for, and a clear error when it is absent."""
+"""Device selection (CPU unless CUDA is asked for, and a clear error when it is absent) and the
+number of CPU threads a computation uses."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,17 +24,24 @@ def select_device(name: str = "cpu") -> torch.device:
 
 
 @contextmanager
-def torch_threads(n: int) -> Iterator[None]:
-    """Run the body on ``n`` torch threads, then restore the thread count.
+def cpu_threads(n: int) -> Iterator[None]:
+    """Run the body on ``n`` CPU threads, in torch and in the BLAS and OpenMP pools that NumPy and
+    SciPy use, then restore the thread counts.
 
-    One thread suits many small steps on small tensors (thousands of steps of RNNs or two-layer
-    networks): a second thread only adds synchronisation, and on a busy machine a thread that waits
-    for a preempted partner slows every operation down by an order of magnitude.
+    Every cached computation runs on one (``core.cached``). A sum split over more threads adds in
+    another order, so one thread makes results independent of the machine's core count and of how
+    many workers share it. It also suits many small steps on small tensors (thousands of steps of RNNs
+    or two-layer networks): a second thread only adds synchronisation, and on a busy machine threads
+    that wait for a preempted partner spin in the kernel and slow every operation down by an order
+    of magnitude.
     """
+    from threadpoolctl import threadpool_limits
+
     check_positive_int("threads", n)
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
-        yield
+        with threadpool_limits(n):
+            yield
     finally:
         torch.set_num_threads(before)

@@ -7,27 +7,46 @@ Where they run comes from the arguments or the environment, so a chapter, ``make
 command line share one switch:
 
 - ``$INTERP_REPRO_DASK`` (``interp-repro run --dask ADDRESS``): a Dask scheduler's address; workers may
-  sit on other machines, so each job's new entries travel back as bytes and are stored here;
+  sit on other machines, so each job's new entries travel back as bytes and are stored here. Before
+  any job is sent, every worker must show our library fingerprint and torch, NumPy and SciPy versions;
 - ``$INTERP_REPRO_WORKERS`` (``--workers N``): a local pool of N processes (default: one per core).
+  Ctrl-C stops the pool at once: queued jobs are cancelled and running ones killed (each entry is
+  written whole or not at all).
 
 Pool and Dask workers run each job quietly on one torch thread, which keeps two jobs from fighting
 over a core. Results do not depend on where a job ran: every job seeds its own random draws (tested
 against a local run, and on a Dask ``LocalCluster``).
 """
 
+import asyncio
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import re
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-from interp_repro.core.cache import NotCached, entry_bytes, install, journal, library_fingerprint, probing
-from interp_repro.core.device import torch_threads
+from interp_repro.core.cache import (
+    NotCached,
+    dependency_versions,
+    entry_bytes,
+    install,
+    journal,
+    library_fingerprint,
+    probing,
+)
+from interp_repro.core.device import cpu_threads
+from interp_repro.core.errors import ConfigError
 from interp_repro.core.progress import QUIET_ENV, progress
 from interp_repro.core.validate import check_positive_int
 
 WORKERS_ENV = "INTERP_REPRO_WORKERS"
 DASK_ENV = "INTERP_REPRO_DASK"
+DASK_ADDRESS = re.compile(r"((tcp|tls|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[\w.-]+):\d{1,5}|inproc://\S+")
+CONNECT_TIMEOUT = 10
+"""Seconds to reach a Dask scheduler before giving up."""
 
 
 @dataclass(frozen=True)
@@ -62,52 +81,146 @@ def default_workers() -> int:
     try:
         return check_positive_int(WORKERS_ENV, int(value))
     except ValueError:
-        raise ValueError(f"${WORKERS_ENV} must be a positive integer, got {value!r}") from None
+        raise ConfigError(f"${WORKERS_ENV} must be a positive integer, got {value!r}") from None
+
+
+def check_dask_address(address: str) -> str:
+    """Return ``address`` if it has the form of a Dask scheduler's address, else :class:`ConfigError`."""
+    if not DASK_ADDRESS.fullmatch(address):
+        raise ConfigError(f"{address!r} is not a Dask scheduler address: expected [SCHEME://]HOST:PORT "
+                          "with scheme tcp, tls or ucx, e.g. tcp://10.0.0.5:8786")
+    return address
+
+
+def _fingerprint() -> str:
+    """What every worker must share with us: the library fingerprint and the dependency versions."""
+    return f"{library_fingerprint()} ({dependency_versions()})"
 
 
 def _work(job: Job, send: bool) -> tuple[str, dict[str, bytes]]:
-    """Worker side: run ``job`` quietly on one torch thread; return this worker's library fingerprint
-    and, if ``send``, the entries it wrote."""
+    """Worker side: run ``job`` quietly on one torch thread; return this worker's fingerprint and, if
+    ``send``, the entries it wrote."""
     os.environ[QUIET_ENV] = "1"
-    with torch_threads(1), journal() as written:
+    with cpu_threads(1), journal() as written:
         job.run()
-    return library_fingerprint(), dict(entry_bytes(path) for path in written) if send else {}
+    return _fingerprint(), dict(entry_bytes(path) for path in written) if send else {}
+
+
+def _refuse(worker: str, fingerprint: str) -> ConfigError:
+    return ConfigError(f"{worker} runs other code or libraries ({fingerprint}; here {_fingerprint()}): "
+                       "install this same checkout, torch, numpy and scipy on every worker")
 
 
 def _receive(result: tuple[str, dict[str, bytes]]) -> None:
     fingerprint, entries = result
-    if fingerprint != library_fingerprint():
-        raise RuntimeError(f"a worker runs other interp_repro code (fingerprint {fingerprint}, here "
-                           f"{library_fingerprint()}): install this same checkout on every worker")
+    if fingerprint != _fingerprint():
+        raise _refuse("a worker", fingerprint)
     for relative, data in entries.items():
         install(relative, data)
 
 
-def _on_dask(jobs: list[Job], address: str, desc: str) -> None:
+def _scheduler_identity(address: str) -> dict:
+    """The scheduler's answer to Dask's ``identity`` call, or an error within ``CONNECT_TIMEOUT`` s.
+
+    Asked on an event loop in a thread of its own, since a notebook kernel already runs one."""
+    from distributed.core import rpc
+
+    async def ask() -> dict:
+        async with rpc(address, timeout=CONNECT_TIMEOUT) as scheduler:
+            return await scheduler.identity()
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, asyncio.wait_for(ask(), CONNECT_TIMEOUT)).result()
+
+
+def _connect(address: str):
+    """A ``distributed.Client`` of the scheduler at ``address``, or a one-line :class:`ConfigError`
+    within ``CONNECT_TIMEOUT`` seconds: a malformed address, nothing there, or another service."""
+    check_dask_address(address)
     try:
         from distributed import Client
-        from distributed import as_completed as dask_completed
     except ImportError:
-        raise RuntimeError("running on Dask needs dask.distributed: "
-                           "pip install 'interp-repro[dask]'") from None
+        raise ConfigError("running on Dask needs dask.distributed: "
+                          "pip install 'interp-repro[dask]'") from None
     try:
-        client = Client(address, timeout="20s")
+        identity = _scheduler_identity(address)
+    except TimeoutError:
+        reason = f"no answer within {CONNECT_TIMEOUT} s"
     except OSError as err:
-        raise RuntimeError(f"cannot reach a Dask scheduler at {address!r}: {err}") from None
-    with client:
+        reason = str(err)
+    except Exception:  # e.g. a web server, whose reply reads as a Dask message of exabytes
+        reason = "the service there does not speak Dask's protocol"
+    else:
+        if isinstance(identity, dict) and identity.get("type") == "Scheduler":
+            return Client(address, timeout=f"{CONNECT_TIMEOUT}s")
+        reason = "the service there is not a Dask scheduler"
+    raise ConfigError(f"cannot reach a Dask scheduler at {address!r}: {reason}")
+
+
+def _on_dask(jobs: list[Job], address: str, desc: str) -> None:
+    from distributed import as_completed as dask_completed
+
+    with _connect(address) as client:
+        for worker, fingerprint in client.run(_fingerprint).items():
+            if fingerprint != _fingerprint():
+                raise _refuse(f"Dask worker {worker}", fingerprint)
         futures = client.map(_work, jobs, send=True, pure=False)
         for future in progress(dask_completed(futures), desc=desc, total=len(futures)):
             _receive(future.result())
 
 
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+ONE_THREAD_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+"""Set for pool workers before they start: their OpenMP and BLAS pools then never start a second
+thread that would spin, waiting for work, against the other workers."""
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _on_pool(jobs: list[Job], workers: int, desc: str) -> None:
+    """Run ``jobs`` in a pool of ``workers`` processes. On an error, queued jobs are cancelled and running
+    ones finish; on Ctrl-C, running ones are killed too."""
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    try:
+        with _environment(ONE_THREAD_ENV):  # workers start at submit and inherit it
+            futures = [pool.submit(_work, job, False) for job in jobs]
+        for future in progress(as_completed(futures), desc=desc, total=len(futures)):
+            _receive(future.result())
+    except KeyboardInterrupt:
+        processes = list(pool._processes.values())  # no public handle before Python 3.14
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
 def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None, dask: str | None = None) -> None:
     """Fill the cache for every job that needs it: on the Dask scheduler at ``dask`` (or
-    ``$INTERP_REPRO_DASK``), else in a pool of ``workers`` processes (or ``$INTERP_REPRO_WORKERS``,
-    default one per core), or in this process when one worker or one job is left."""
+    ``$INTERP_REPRO_DASK`` unless ``workers`` is given), else in a pool of ``workers`` processes (or
+    ``$INTERP_REPRO_WORKERS``, default one per core), or in this process when one worker or one job is
+    left."""
     todo = pending(jobs)
     if not todo:
         return
-    address = dask or os.environ.get(DASK_ENV)
+    address = dask or (os.environ.get(DASK_ENV) if workers is None else None)
     if address:
         _on_dask(todo, address, desc)
         return
@@ -116,7 +229,4 @@ def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None, dask: s
         for job in todo:
             job.run()
         return
-    with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_work, job, False) for job in todo]
-        for future in progress(as_completed(futures), desc=desc, total=len(futures)):
-            _receive(future.result())
+    _on_pool(todo, min(workers, len(todo)), desc)

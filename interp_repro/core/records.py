@@ -1,10 +1,13 @@
 """Recording headline numbers: glued into the book and appended to a JSON record of the run.
 
-The record file is ``$INTERP_REPRO_RECORD`` or ``<cache dir>/records.json``. It maps
-scale -> claim id -> {value, recorded_at, lib}. The notebook checks point each chapter at a file of
+The record file is ``$INTERP_REPRO_RECORD`` or ``$XDG_STATE_HOME/interp-repro/records.json``
+(``~/.local/state/interp-repro/records.json``): outside the results cache, so pruning or deleting the
+cache keeps the records. It maps scale -> claim id -> {value, recorded_at, lib}. Runs that record at
+the same time take turns (a lock file next to it). The notebook checks point each chapter at a file of
 its own; the book's Reproduction page and ``interp-repro report`` read the default one.
 """
 
+import fcntl
 import json
 import math
 import os
@@ -13,16 +16,40 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from interp_repro.core.cache import cache_dir, library_fingerprint
+from interp_repro.core.cache import CACHE_ENV, library_fingerprint
+from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import check_scale
+from interp_repro.core.validate import check_writable_dir
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
 Value = float | int | bool
 
 
 def record_path() -> Path:
-    """Where :func:`record` writes: ``$INTERP_REPRO_RECORD`` or ``<cache dir>/records.json``."""
-    return Path(os.environ.get(RECORD_ENV) or cache_dir() / "records.json")
+    """Where :func:`record` writes: ``$INTERP_REPRO_RECORD``, else ``records.json`` in
+    ``$XDG_STATE_HOME/interp-repro`` (default ``~/.local/state/interp-repro``)."""
+    if value := os.environ.get(RECORD_ENV):
+        return Path(value)
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "interp-repro" / "records.json"
+
+
+def resolve_env_paths() -> None:
+    """Make a relative ``$INTERP_REPRO_CACHE`` or ``$INTERP_REPRO_RECORD`` absolute (against the current
+    folder), so that processes started elsewhere, such as a chapter's kernel, use the same paths."""
+    for name in (CACHE_ENV, RECORD_ENV):
+        if value := os.environ.get(name):
+            os.environ[name] = str(Path(value).expanduser().absolute())
+
+
+def check_record_path() -> Path:
+    """The record file; :class:`ConfigError` unless it can be read and written (checked before a run)."""
+    path = record_path()
+    check_writable_dir(f"the folder of the record file (${RECORD_ENV})", path.parent)
+    if path.is_dir():
+        raise ConfigError(f"the record file (${RECORD_ENV}) {path} is a folder")
+    load_records(path)
+    return path
 
 
 def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
@@ -33,9 +60,11 @@ def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as err:
-        raise ValueError(f"record file {path} is not valid JSON ({err}); delete it and rerun") from None
+        raise ConfigError(f"record file {path} is not valid JSON ({err}); delete it and rerun") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read record file {path} ({err.strerror or err})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"record file {path} should hold an object keyed by scale")
+        raise ConfigError(f"record file {path} should hold an object keyed by scale")
     return data
 
 
@@ -64,17 +93,17 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     value = _plain(value)
     _glue(claim_id, value)
     path = record_path()
-    data = load_records(path)
-    data.setdefault(scale, {})[claim_id] = {
-        "value": value,
-        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "lib": library_fingerprint(claims[claim_id].study),
-    }
+    entry = {"value": value, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+             "lib": library_fingerprint(claims[claim_id].study)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        data = load_records(path)
+        data.setdefault(scale, {})[claim_id] = entry
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
     return value
 
 

@@ -33,5 +33,8 @@ def split(p: int, train_frac: float, seeds: list[int]) -> tuple[torch.Tensor, to
     n_train = int(round(train_frac * n))
     if not 0 < n_train < n:
         raise ValueError(f"train_frac {train_frac} leaves no train or no test pairs for p = {p}")
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one seed (one split per seed), got none")
     perms = np.stack([numpy_rng(s).permutation(n) for s in seeds])
     return torch.as_tensor(perms[:, :n_train]), torch.as_tensor(perms[:, n_train:])

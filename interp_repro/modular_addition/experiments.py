@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from scipy.stats import ks_2samp
 
-from interp_repro.core import cached, check_fraction, check_positive_int, torch_threads
+from interp_repro.core import cached, check_fraction, check_positive_int
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import analysis as an
@@ -75,17 +75,16 @@ class NetSpec:
                          n_heads=self.n_heads, d_mlp=self.d_mlp)
 
 
-def train_network(spec: NetSpec, threads: int = 1) -> tuple[ModAddNet, Arrays]:
+def train_network(spec: NetSpec) -> tuple[ModAddNet, Arrays]:
     """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
-    One torch thread by default: ``run_networks`` runs one network per core instead, which does not
-    slow to a crawl when the machine is busy, as two threads waiting on each other do."""
+    Like every cached computation it runs on one thread: ``run_networks`` runs one network per core
+    instead, which does not slow to a crawl when the machine is busy."""
     def compute() -> Arrays:
         kind, rate = ARCHITECTURES[spec.architecture]
-        with torch_threads(threads):
-            res = train(kind, spec.p, [spec.seed], steps=spec.steps, rate=rate, lr=spec.lr,
-                        weight_decay=spec.weight_decay, train_frac=spec.train_frac,
-                        eval_every=spec.eval_every, d_model=spec.d_model, n_heads=spec.n_heads,
-                        d_mlp=spec.d_mlp, desc=f"{spec.architecture} seed {spec.seed}")
+        res = train(kind, spec.p, [spec.seed], steps=spec.steps, rate=rate, lr=spec.lr,
+                    weight_decay=spec.weight_decay, train_frac=spec.train_frac, eval_every=spec.eval_every,
+                    d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp,
+                    desc=f"{spec.architecture} seed {spec.seed}")
         out = {f"param.{k}": v.detach().numpy() for k, v in res.model.state_dict().items()}
         curves = {"steps": res.steps, "train_loss": res.train_loss, "test_loss": res.test_loss,
                   "train_acc": res.train_acc, "test_acc": res.test_acc}
@@ -213,16 +212,23 @@ def _network(cfg: ModAddConfig, spec: NetSpec) -> Network:
     return Network(spec, curves, stats)
 
 
+def _specs(cfg: ModAddConfig) -> list[NetSpec]:
+    return [cfg.spec(arch, s) for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.seeds)]
+
+
+def _network_jobs(cfg: ModAddConfig) -> list[Job]:
+    return [Job(_network, (cfg, spec)) for spec in _specs(cfg)]
+
+
 def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Network]]:
     """Train (or load) and analyse every network: architecture -> one Network per seed.
 
     Networks missing from the cache are computed side by side (``core.parallel.run_jobs``: one per
     core by default, or on Dask), one network and one torch thread per process; results do not
     depend on where they ran."""
-    specs = [cfg.spec(arch, s) for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.seeds)]
-    run_jobs([Job(_network, (cfg, spec)) for spec in specs], desc="networks", workers=workers)
+    run_jobs(_network_jobs(cfg), desc="networks", workers=workers)
     out: dict[str, list[Network]] = {arch: [] for arch in cfg.architectures}
-    for spec in specs:
+    for spec in _specs(cfg):
         out[spec.architecture].append(_network(cfg, spec))
     return out
 
@@ -316,6 +322,11 @@ def manifold_claims(res: dict[str, list[Network]]) -> dict[str, Any]:
         out["modular_addition.seed_mean_bottleneck"] = test["mean_across"]
         out["modular_addition.seed_ks_p"] = test["ks_p"]
     return out
+
+
+def jobs(scale: str) -> list[Job]:
+    """The study's independent cached computations at ``scale``: one per network (train, analyse)."""
+    return _network_jobs(ModAddConfig.preset(scale))
 
 
 def run_all(scale: str) -> dict[str, Any]:

@@ -39,6 +39,9 @@ class ModAddNet(nn.Module):
         super().__init__()
         if architecture not in ARCHITECTURES:
             raise ValueError(f"unknown architecture {architecture!r}: choose one of {ARCHITECTURES}")
+        if not isinstance(generator, torch.Generator):
+            raise TypeError("generator must be a torch.Generator (e.g. core.torch_generator(seed)), "
+                            f"got {generator!r}")
         p = check_modulus(p)
         for name, value in (("n_instances", n_instances), ("d_model", d_model), ("n_heads", n_heads),
                             ("d_mlp", d_mlp)):

@@ -8,7 +8,7 @@ target makes a network that replays 4 periods replay all 16 (checked on held-out
 
 :data:`COPY_RECIPE` (ours) trains dense orthogonal and Cayley networks with N_h = 72 to replay
 accuracy 1.00 on held-out sequences; ``benchmarks/schur_rnn.py`` measures how long that takes.
-Training runs on one torch thread by default (``core.torch_threads``): these are small matrices.
+Training runs on one CPU thread by default (``core.cpu_threads``): these are small matrices.
 """
 
 import math
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_positive_int, progress, torch_generator, torch_threads
+from interp_repro.core import check_positive_int, cpu_threads, progress, torch_generator
 from interp_repro.schur_rnn.model import RecurrentNet
 from interp_repro.schur_rnn.tasks import make_batch, replay_accuracy, task_dims
 
@@ -96,7 +96,7 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
         train_options["replay"] = check_positive_int("train_replay", train_replay)
     n_in, n_out = task_dims(task, **options)
     model = RecurrentNet(seeds, n_in, n_hidden, n_out, construction, torch_generator(seed))
-    with torch_threads(threads):
+    with cpu_threads(threads):
         curve = _fit(model, task, train_options, steps=steps, batch=batch, lr=lr, clip=clip,
                      schedule=schedule, warmup=warmup, seed=seed + 1, desc=desc, quiet=quiet)
         held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)

@@ -550,26 +550,38 @@ def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     return {"superposition.abs_two_neurons_per_feature": float(np.mean(ok))}
 
 
+def _configs(scale: str) -> dict[str, Any]:
+    """Every experiment's config at ``scale``, by experiment name."""
+    two, three = phase_configs(scale)
+    return {"intro": IntroConfig.preset(scale), "demo": DemoConfig.preset(scale), "phase_2to1": two,
+            "phase_3to2": three, "geometry": GeometryConfig.preset(scale),
+            "dynamics": DynamicsConfig.preset(scale), "correlation": CorrelationConfig.preset(scale),
+            "privileged": PrivilegedConfig.preset(scale), "abs": AbsConfig.preset(scale)}
+
+
+_RUNS = {"intro": run_intro, "demo": run_demo, "phase_2to1": run_phase, "phase_3to2": run_phase,
+         "geometry": run_geometry, "dynamics": run_dynamics, "correlation": run_correlation,
+         "privileged": run_privileged, "abs": run_abs}
+
+
+def jobs(scale: str) -> list[Job]:
+    """The study's independent cached computations at ``scale``, one per experiment."""
+    return [Job(_RUNS[name], (cfg,)) for name, cfg in _configs(scale).items()]
+
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers.
 
     The experiments are independent, so those not cached yet run side by side first
     (``core.parallel.run_jobs``)."""
-    intro, demo, geometry = IntroConfig.preset(scale), DemoConfig.preset(scale), GeometryConfig.preset(scale)
-    two, three = phase_configs(scale)
-    dynamics, correlation = DynamicsConfig.preset(scale), CorrelationConfig.preset(scale)
-    privileged, absolute = PrivilegedConfig.preset(scale), AbsConfig.preset(scale)
-    run_jobs([Job(run_intro, (intro,)), Job(run_demo, (demo,)), Job(run_phase, (two,)),
-              Job(run_phase, (three,)), Job(run_geometry, (geometry,)), Job(run_dynamics, (dynamics,)),
-              Job(run_correlation, (correlation,)), Job(run_privileged, (privileged,)),
-              Job(run_abs, (absolute,))], desc="superposition experiments")
+    run_jobs(jobs(scale), desc="superposition experiments")
+    cfg = _configs(scale)
     claims: dict[str, Any] = {}
-    claims |= intro_claims(run_intro(intro))
-    claims |= demo_claims(run_demo(demo))
-    claims |= phase_claims(run_phase(two))
-    claims |= geometry_claims(run_geometry(geometry))
-    claims |= correlation_claims(run_correlation(correlation))
-    claims |= privileged_claims(run_privileged(privileged))
-    claims |= abs_claims(run_abs(absolute))
+    claims |= intro_claims(run_intro(cfg["intro"]))
+    claims |= demo_claims(run_demo(cfg["demo"]))
+    claims |= phase_claims(run_phase(cfg["phase_2to1"]))
+    claims |= geometry_claims(run_geometry(cfg["geometry"]))
+    claims |= correlation_claims(run_correlation(cfg["correlation"]))
+    claims |= privileged_claims(run_privileged(cfg["privileged"]))
+    claims |= abs_claims(run_abs(cfg["abs"]))
     return claims
