@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ resolve_env_paths()  # a relative cache or record path means the same folder to 
 
 ORDER = {"trained": 1, "book": 2}
 OUT = ROOT / "_build" / "ci-scale"
-TIMINGS = ROOT / "_build" / "timings" / "ci-pages.json"
+TIMINGS = OUT / "_build" / "execution-times.json"  # written by book/_ext/execution_times.py
 STARTED = time.time()
 
 
@@ -47,17 +46,6 @@ class Build:
         return json.loads((self.executed / page).with_suffix(".ipynb").read_text())
 
 
-def execution_seconds(notebook: dict) -> float:
-    """Wall time from the first cell's start to the last cell's reply (nbclient's cell timings)."""
-    times = [cell["metadata"]["execution"] for cell in notebook["cells"]
-             if "execution" in cell.get("metadata", {})]
-    if not times:
-        return float("nan")
-    start = datetime.fromisoformat(times[0]["iopub.execute_input"].replace("Z", "+00:00"))
-    end = datetime.fromisoformat(times[-1]["shell.execute_reply"].replace("Z", "+00:00"))
-    return (end - start).total_seconds()
-
-
 @pytest.fixture(scope="session")
 def book() -> Build:
     """Build the whole book at ``ci`` scale (warnings are errors, every page executed) with a claim
@@ -78,12 +66,6 @@ def book() -> Build:
         env=env, capture_output=True, text=True)
     build = Build(OUT / "_build" / "html", OUT / "_build" / "jupyter_execute", records, proc.returncode,
                   proc.stdout[-6000:] + "\n" + proc.stderr[-3000:])
-    seconds = {}
-    for path in sorted(build.executed.rglob("*.ipynb")):
-        page = path.relative_to(build.executed).with_suffix(".md").as_posix()
-        seconds[page] = round(execution_seconds(json.loads(path.read_text())), 1)
-    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
-    TIMINGS.write_text(json.dumps(seconds, indent=1))
     return build
 
 
@@ -97,7 +79,7 @@ def pytest_terminal_summary(terminalreporter):
     """Each page's execution time in the ci book build of this run, slowest first."""
     if not TIMINGS.exists() or TIMINGS.stat().st_mtime < STARTED:
         return
-    seconds = json.loads(TIMINGS.read_text())
+    seconds = json.loads(TIMINGS.read_text())["seconds"]
     terminalreporter.section("page execution times in the ci book build (this run)")
     for page, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{s:8.1f} s  {page}")

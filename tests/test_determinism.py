@@ -26,6 +26,7 @@ pytestmark = pytest.mark.trained  # minutes of training: runs with the chapter c
 
 @pytest.mark.parametrize("study", sorted(CHOSEN))
 def test_one_worker_and_two_give_the_same_entries(study, tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_QUIET", "1")
     jobs = importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")
     chosen = [jobs[i] for i in CHOSEN[study]]
     for name, workers in (("one", 1), ("two", 2)):

@@ -335,9 +335,17 @@ def run_nonlinear(cfg: NonlinearConfig) -> Arrays:
     return cached("abstraction/nonlinear", cfg, compute)
 
 
+FINITE_WIDTH_TOL = 0.05
+"""How far a trained finite network's |alpha_post| may exceed |alpha_pre| before it counts against the
+attenuation law (ours). erf nearly preserves alpha, and at ci width its end gap |post| - |pre| was
+-0.014 with the chapters' seeds and +0.011 with seeds shifted by 1000: finite-width noise of about
+0.015, so 0.05 leaves a margin of three times that."""
+
+
 def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
-    """How many activations end training with |alpha_post| > |alpha_pre| (noise-free data)."""
-    ends = [abs(res[f"post__{a}"][-1]) > abs(res[f"pre__{a}"][-1]) + 1e-9 for a in activations]
+    """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
+    (noise-free data)."""
+    ends = [abs(res[f"post__{a}"][-1]) > abs(res[f"pre__{a}"][-1]) + FINITE_WIDTH_TOL for a in activations]
     return {"abstraction.sim_attenuation_end_violations": int(sum(ends))}
 
 
