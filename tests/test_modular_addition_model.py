@@ -131,19 +131,3 @@ def test_embedding_spectrum_finds_a_planted_frequency():
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)
-
-
-def test_a_process_pool_gives_the_same_networks_as_one_process(tmp_path, monkeypatch):
-    cfg = ex.ModAddConfig.preset("ci", architectures=("uniform", "mlp_concat"), p=7, seeds=2, steps=5,
-                                 d_model=8, n_heads=2, d_mlp=16, eval_every=5, min_cluster=1, max_clusters=1,
-                                 n_landmarks=20)
-    runs = []
-    for workers in (2, 1):
-        monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / f"cache{workers}"))
-        runs.append(ex.run_networks(cfg, workers=workers))
-    pooled, single = runs
-    for arch in cfg.architectures:
-        for a, b in zip(pooled[arch], single[arch], strict=True):
-            np.testing.assert_array_equal(a.curves["train_loss"], b.curves["train_loss"])
-            for name in a.stats:
-                np.testing.assert_array_equal(a.stats[name], b.stats[name])

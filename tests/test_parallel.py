@@ -1,12 +1,13 @@
 """core.parallel and the cache switches it uses: cached jobs are skipped, new entries travel back
-from a worker intact, and a process pool or a Dask cluster gives the same results as one process."""
+from a worker intact, and a Dask cluster gives the same results as one process (a local pool against
+one process: test_determinism.py)."""
 
 import numpy as np
 import pytest
 from entries import assert_same_entries
 
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.core import ConfigError, cache, cache_dir, cached, parallel
+from interp_repro.core import ConfigError, cache, cached, parallel
 from interp_repro.core.parallel import (
     DASK_ENV,
     WORKERS_ENV,
@@ -16,7 +17,6 @@ from interp_repro.core.parallel import (
     pending,
     run_jobs,
 )
-from interp_repro.schur_rnn import experiments as schur
 
 
 @pytest.fixture
@@ -98,16 +98,6 @@ def test_the_workers_setting_must_be_a_positive_integer(monkeypatch, value):
     monkeypatch.setenv(WORKERS_ENV, value)
     with pytest.raises(ValueError, match=WORKERS_ENV):
         default_workers()
-
-
-def test_a_process_pool_gives_the_same_units_as_one_process(cache_at, monkeypatch):
-    cfg = schur.NeuroConfig.preset("ci", tasks=("flipflop",), constructions=("orthogonal", "cayley"),
-                                   seeds=1, steps=20, batch=8, eval_batch=16, n_hidden=8)
-    for name, workers in (("pool", "2"), ("single", "1")):
-        cache_at(name)
-        monkeypatch.setenv(WORKERS_ENV, workers)
-        schur.run_neuro(cfg)
-    assert_same_entries(cache_dir().parent / "pool", cache_dir().parent / "single")
 
 
 def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
