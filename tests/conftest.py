@@ -45,6 +45,11 @@ class Build:
         """The executed notebook of ``page`` (``book/<study>/<name>.md``)."""
         return json.loads((self.executed / page).with_suffix(".ipynb").read_text())
 
+    def glued(self, page: str) -> set[str]:
+        """The names ``page`` glued (myst-nb keeps them in ``<name>.glue.json`` beside the notebook)."""
+        path = (self.executed / page).with_suffix(".glue.json")
+        return set(json.loads(path.read_text())) if path.exists() else set()
+
 
 @pytest.fixture(scope="session")
 def book() -> Build:

@@ -2,7 +2,7 @@
 
 The chapters run once, in the ``ci`` book build (conftest.py's ``book``), which writes every
 recorded value to a claim record of its own. A chapter's claims are the values it glued (myst-nb
-keeps each glued name in the executed notebook). A chapter must run without an error, record at
+keeps each glued name beside the executed notebook). A chapter must run without an error, record at
 least one claim, and every claim it records must pass; every claim of a study must be recorded by
 one of the study's chapters, and every exercise page must run without an error.
 """
@@ -18,12 +18,6 @@ pytestmark = pytest.mark.book
 CHAPTERS = study_chapters()
 
 
-def glued(notebook: dict) -> set[str]:
-    """The names a notebook glued (myst-nb marks each glued output with its name)."""
-    return {out["metadata"]["scrapbook"]["name"] for cell in notebook["cells"]
-            for out in cell.get("outputs", []) if "scrapbook" in out.get("metadata", {})}
-
-
 def errors(notebook: dict) -> list[str]:
     """The error outputs of an executed notebook, as 'ename: evalue'."""
     return [f"{out['ename']}: {out['evalue']}" for cell in notebook["cells"]
@@ -34,7 +28,7 @@ def errors(notebook: dict) -> list[str]:
 def test_chapter_reproduces_its_claims(chapter, book):
     notebook = book.notebook(chapter)
     assert not errors(notebook), f"{chapter} raised: {errors(notebook)}"
-    recorded = glued(notebook) & set(load_claims())
+    recorded = book.glued(chapter) & set(load_claims())
     assert recorded, f"{chapter} recorded no claim"
     outcomes = [o for o in check_records("ci", load_records(book.records)) if o.claim.id in recorded]
     failed = [o.message() for o in outcomes if o.result != "pass"]
@@ -43,7 +37,7 @@ def test_chapter_reproduces_its_claims(chapter, book):
 
 @pytest.mark.parametrize("study", [s for s in STUDIES if s in CHAPTERS.values()])
 def test_every_claim_of_the_study_is_recorded(study, book):
-    recorded = set().union(*(glued(book.notebook(ch)) for ch, s in CHAPTERS.items() if s == study))
+    recorded = set().union(*(book.glued(ch) for ch, s in CHAPTERS.items() if s == study))
     missing = [c.id for c in study_claims(study) if c.id not in recorded]
     assert not missing, f"claims of {study} that no chapter records: {missing}"
 
