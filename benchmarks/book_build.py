@@ -1,5 +1,8 @@
 """Build the book and record how long it took, and whether it was cold, warm or partial.
 
+First every study's jobs at the scale run in one pool (``studies.fill_cache``), which keeps every
+core busy; then jupyter-book executes each page, reading what the pool cached.
+
 A cold build starts from an empty results cache (every model trained); a warm one computes nothing
 (every chapter still re-executes and redraws from the cache). ``make book`` builds through this
 script; the Benchmarks page shows the latest build of each kind and their ratio.
@@ -16,6 +19,7 @@ from pathlib import Path
 
 from interp_repro.benchmarks import record_book_build
 from interp_repro.core import cache_dir, default_scale, resolve_env_paths
+from interp_repro.studies import fill_cache
 
 
 def entries() -> int:
@@ -27,6 +31,7 @@ def main() -> int:
     args = sys.argv[1:] or [".", "--all", "-W", "-n", "--keep-going"]
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     before, start = entries(), time.perf_counter()
+    fill_cache(default_scale())
     code = subprocess.call([str(jupyter_book), "build", *args], env=os.environ)
     if code == 0:
         build = record_book_build(time.perf_counter() - start, default_scale(), before, entries())

@@ -1,4 +1,4 @@
-"""Command line: ``interp-repro list | run STUDY | chapter NAME | report | cache``.
+"""Command line: ``interp-repro list | run STUDY|all | chapter NAME | report | cache``.
 
 An expected error (a bad setting, path or address) is one line on stderr and exit status 2.
 """
@@ -17,6 +17,7 @@ from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
 from interp_repro.core.records import check_record_path, record_path, resolve_env_paths
+from interp_repro.studies import fill_cache
 
 DESCRIPTION = """\
 Run the four reproduced interpretability studies, execute the book's chapters, and report which of
@@ -37,6 +38,10 @@ def _study(name: str) -> str:
     if name not in STUDIES:
         raise argparse.ArgumentTypeError(f"unknown study {name!r}: choose one of {', '.join(STUDIES)}")
     return name
+
+
+def _study_or_all(name: str) -> str:
+    return name if name == "all" else _study(name)
 
 
 def _scale(name: str) -> str:
@@ -117,15 +122,17 @@ def cmd_list(_args) -> int:
 
 def cmd_run(args) -> int:
     _check_setup()
-    module = importlib.import_module(f"interp_repro.{args.study}.experiments")
+    studies = STUDIES if args.study == "all" else (args.study,)
     with seed_offset(args.seed_offset):
-        values = module.run_all(args.scale)
+        fill_cache(args.scale, studies)  # every study's jobs in one pool
+        values = {cid: v for study in studies for cid, v in
+                  importlib.import_module(f"interp_repro.{study}.experiments").run_all(args.scale).items()}
     if args.seed_offset:  # other seeds than the book's: checked, not recorded
         claims = load_claims()
         outcomes = [Outcome(claims[cid], args.scale, v) for cid, v in values.items()]
     else:
         record_all(values, args.scale)
-        outcomes = [o for o in check_records(args.scale, study=args.study) if o.claim.id in values]
+        outcomes = [o for o in check_records(args.scale) if o.claim.id in values]
     for o in outcomes:
         print(o.message())
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
@@ -185,8 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     scale_help = f"one of {', '.join(SCALES)} (default $INTERP_REPRO_SCALE, else book)"
     _command(sub, "list", "studies, scales, the cache folder and the record file", cmd_list)
-    run = _command(sub, "run", "run a study's experiments and record its claims", cmd_run)
-    run.add_argument("study", type=_study, help=f"one of {', '.join(STUDIES)}")
+    run = _command(sub, "run", "run a study's experiments (or every study's) and record its claims",
+                   cmd_run)
+    run.add_argument("study", type=_study_or_all,
+                     help=f"one of {', '.join(STUDIES)}, or all (every study's jobs share one pool)")
     run.add_argument("--scale", type=_scale, default=None, help=scale_help)
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--seed-offset", type=_seed_offset, default=0, metavar="K",

@@ -1,7 +1,9 @@
-"""Run the fast unit tests first, then the trained checks (determinism, robustness), then the book
-built at ``ci`` scale: that one build executes every chapter and exercise page once, and the chapter
-checks (test_notebooks.py), the page checks (test_book.py) and the browser pass (test_browser.py)
-all read it."""
+"""Run the fast unit tests first, then the trained checks (robustness, the CLI), then the book built
+at ``ci`` scale. Before that build, one pool of two workers fills the session's cache with every
+study's ``ci`` jobs (the ``filled`` fixture, which the determinism test compares against a rerun in
+one process); the build then executes every chapter and exercise page once, and the chapter checks
+(test_notebooks.py), the page checks (test_book.py) and the browser pass (test_browser.py) all read
+it."""
 
 import json
 import os
@@ -14,13 +16,16 @@ from pathlib import Path
 import pytest
 from chapters import ROOT
 
-from interp_repro.core import resolve_env_paths
+from interp_repro.core import cache_dir, resolve_env_paths
+from interp_repro.studies import fill_cache
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel
 
 ORDER = {"trained": 1, "book": 2}
 OUT = ROOT / "_build" / "ci-scale"
 TIMINGS = OUT / "_build" / "execution-times.json"  # written by book/_ext/execution_times.py
+COMPUTED = OUT / "computed-entries.txt"
+FILLED = OUT / "filled-seconds.txt"
 STARTED = time.time()
 
 
@@ -40,6 +45,7 @@ class Build:
     records: Path
     returncode: int
     log: str
+    computed: tuple[str, ...] = ()  # cache entries the pages wrote: work that ``filled`` left to them
 
     def notebook(self, page: str) -> dict:
         """The executed notebook of ``page`` (``book/<study>/<name>.md``)."""
@@ -51,10 +57,24 @@ class Build:
         return set(json.loads(path.read_text())) if path.exists() else set()
 
 
+def _entries() -> set[str]:
+    return {p.relative_to(cache_dir()).as_posix() for p in cache_dir().rglob("*.npz")}
+
+
 @pytest.fixture(scope="session")
-def book() -> Build:
+def filled() -> None:
+    """Every study's ``ci`` jobs computed (or found) in the session's cache by a pool of two workers."""
+    start = time.time()
+    fill_cache("ci", workers=2)
+    OUT.mkdir(parents=True, exist_ok=True)
+    FILLED.write_text(f"{time.time() - start:.1f}")
+
+
+@pytest.fixture(scope="session")
+def book(filled) -> Build:
     """Build the whole book at ``ci`` scale (warnings are errors, every page executed) with a claim
-    record of its own; the results cache is the session's (``make test`` gives it an empty one).
+    record of its own; the results cache is the session's (``make test`` gives it an empty one), which
+    ``filled`` has filled already, so the chapters train nothing.
 
     ``INTERP_REPRO_BOOK_HTML=<html folder>`` checks an existing build instead of building.
     """
@@ -63,6 +83,7 @@ def book() -> Build:
         return Build(Path(built), out / "_build" / "jupyter_execute", out / "records.json", 0, "")
     records = OUT / "records.json"
     records.unlink(missing_ok=True)
+    before = _entries()
     env = os.environ | {"INTERP_REPRO_SCALE": "ci", "INTERP_REPRO_QUIET": "1",
                         "INTERP_REPRO_RECORD": str(records)}
     jb = Path(sys.executable).with_name("jupyter-book")
@@ -70,7 +91,8 @@ def book() -> Build:
         [str(jb), "build", str(ROOT), "--path-output", str(OUT), "--all", "-W", "-n", "--keep-going"],
         env=env, capture_output=True, text=True)
     build = Build(OUT / "_build" / "html", OUT / "_build" / "jupyter_execute", records, proc.returncode,
-                  proc.stdout[-6000:] + "\n" + proc.stderr[-3000:])
+                  proc.stdout[-6000:] + "\n" + proc.stderr[-3000:], tuple(sorted(_entries() - before)))
+    COMPUTED.write_text("\n".join(build.computed))
     return build
 
 
@@ -86,6 +108,12 @@ def pytest_terminal_summary(terminalreporter):
         return
     seconds = json.loads(TIMINGS.read_text())["seconds"]
     terminalreporter.section("page execution times in the ci book build (this run)")
+    if FILLED.exists():
+        terminalreporter.write_line(f"{float(FILLED.read_text()):8.1f} s  every study's ci jobs, one pool")
     for page, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{s:8.1f} s  {page}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  in all")
+    if COMPUTED.exists() and (computed := COMPUTED.read_text().split()):
+        terminalreporter.write_line(f"cache entries the pages computed themselves: {len(computed)}")
+        for name in computed:
+            terminalreporter.write_line(f"  {name}")
