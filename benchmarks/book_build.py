@@ -1,7 +1,7 @@
 """Build the book and record how long it took, and whether it was cold, warm or partial.
 
-First every study's jobs at the scale run in one pool (``studies.fill_cache``), which keeps every
-core busy; then jupyter-book executes each page, reading what the pool cached.
+First every study's jobs at the scale run in a pool (``studies.fill_cache``), which keeps every core
+busy and times each study; then jupyter-book executes each page, reading what the pools cached.
 
 A cold build starts from an empty results cache (every model trained); a warm one computes nothing
 (every chapter still re-executes and redraws from the cache). ``make book`` builds through this
@@ -31,10 +31,11 @@ def main() -> int:
     args = sys.argv[1:] or [".", "--all", "-W", "-n", "--keep-going"]
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     before, start = entries(), time.perf_counter()
-    fill_cache(default_scale())
+    studies = fill_cache(default_scale())
     code = subprocess.call([str(jupyter_book), "build", *args], env=os.environ)
     if code == 0:
-        build = record_book_build(time.perf_counter() - start, default_scale(), before, entries())
+        build = record_book_build(time.perf_counter() - start, default_scale(), before, entries(),
+                                  studies)
         print(f"book built in {build['seconds']:.0f} s ({build['kind']}, scale {build['scale']})")
     return code
 

@@ -72,9 +72,10 @@ def comparison_table(results: dict[str, dict[str, Any]]):
 
 
 def record_book_build(seconds: float, scale: str, entries_before: int, entries_after: int,
-                      folder: Path = RESULTS) -> dict[str, Any]:
+                      studies: dict[str, dict[str, Any]], folder: Path = RESULTS) -> dict[str, Any]:
     """Append one book build: wall time, scale and its kind, from the results-cache entries before
-    and after it: ``cold`` (the cache started empty), ``warm`` (nothing computed) or ``partial``."""
+    and after it: ``cold`` (the cache started empty), ``warm`` (nothing computed) or ``partial``;
+    with ``studies``, what ``studies.fill_cache`` measured of each study before the pages ran."""
     if entries_before == 0 and entries_after > 0:
         kind = "cold"
     elif entries_after == entries_before:
@@ -82,7 +83,7 @@ def record_book_build(seconds: float, scale: str, entries_before: int, entries_a
     else:
         kind = "partial"
     build = {"seconds": float(seconds), "scale": scale, "kind": kind,
-             "new_cache_entries": entries_after - entries_before, "host": host(),
+             "new_cache_entries": entries_after - entries_before, "studies": studies, "host": host(),
              "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / BOOK_BUILDS

@@ -124,7 +124,7 @@ def cmd_run(args) -> int:
     _check_setup()
     studies = STUDIES if args.study == "all" else (args.study,)
     with seed_offset(args.seed_offset):
-        fill_cache(args.scale, studies)  # every study's jobs in one pool
+        fill_cache(args.scale, studies)  # each study's jobs in a pool
         values = {cid: v for study in studies for cid, v in
                   importlib.import_module(f"interp_repro.{study}.experiments").run_all(args.scale).items()}
     if args.seed_offset:  # other seeds than the book's: checked, not recorded
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = _command(sub, "run", "run a study's experiments (or every study's) and record its claims",
                    cmd_run)
     run.add_argument("study", type=_study_or_all,
-                     help=f"one of {', '.join(STUDIES)}, or all (every study's jobs share one pool)")
+                     help=f"one of {', '.join(STUDIES)}, or all")
     run.add_argument("--scale", type=_scale, default=None, help=scale_help)
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--seed-offset", type=_seed_offset, default=0, metavar="K",

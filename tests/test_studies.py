@@ -1,4 +1,4 @@
-"""Every study's jobs in one list, for one pool over a whole build."""
+"""Every study's jobs, study by study, for a whole build."""
 
 import importlib
 
@@ -6,21 +6,28 @@ import pytest
 
 from interp_repro import STUDIES
 from interp_repro.cli import build_parser
-from interp_repro.studies import LONGEST_FIRST, jobs
+from interp_repro.studies import LONGEST_FIRST, fill_cache, jobs
 
 
-def test_jobs_are_every_studys_jobs_longest_running_studies_first():
-    expected = [job for study in LONGEST_FIRST
-                for job in importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")]
+def test_jobs_are_the_studys_own():
     assert sorted(LONGEST_FIRST) == sorted(STUDIES)
-    assert jobs("ci") == expected
-    assert jobs("ci", ("abstraction",)) == importlib.import_module(
-        "interp_repro.abstraction.experiments").jobs("ci")
+    for study in STUDIES:
+        assert jobs("ci", study) == importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")
 
 
 def test_an_unknown_study_is_named():
     with pytest.raises(ValueError, match="unknown studies.*'clocks'"):
-        jobs("ci", ("clocks",))
+        fill_cache("ci", ("clocks",))
+
+
+def test_fill_cache_reports_each_study_and_computes_nothing_twice(tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    first_job = jobs("ci", "abstraction")[:1]  # the linear network: seconds
+    monkeypatch.setattr("interp_repro.abstraction.experiments.jobs", lambda scale: first_job)
+    first = fill_cache("ci", ("abstraction",), workers=1)
+    assert list(first) == ["abstraction"] and first["abstraction"]["jobs"] == 1
+    assert first["abstraction"]["computed"] == 1
+    assert fill_cache("ci", ("abstraction",), workers=1)["abstraction"]["computed"] == 0
 
 
 def test_run_takes_all_or_a_study():

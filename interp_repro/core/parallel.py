@@ -203,30 +203,35 @@ def _on_pool(jobs: list[Job], workers: int, desc: str) -> None:
         for future in progress(as_completed(futures), desc=desc, total=len(futures)):
             _receive(future.result())
     except KeyboardInterrupt:
-        processes = list(pool._processes.values())  # no public handle before Python 3.14
+        processes = list((pool._processes or {}).values())  # no public handle before Python 3.14
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
-            process.terminate()
+            process.kill()  # a job's entry is written whole or not at all, so nothing is left half-done
+        for process in processes:
+            process.join()
         raise
-    finally:
+    except BaseException:
         pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
-def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None, dask: str | None = None) -> None:
+def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None, dask: str | None = None) -> int:
     """Fill the cache for every job that needs it: on the Dask scheduler at ``dask`` (or
     ``$INTERP_REPRO_DASK`` unless ``workers`` is given), else in a pool of ``workers`` processes (or
     ``$INTERP_REPRO_WORKERS``, default one per core), or in this process when one worker or one job is
-    left."""
+    left. Returns how many jobs had something to compute."""
     todo = pending(jobs)
     if not todo:
-        return
+        return 0
     address = dask or (os.environ.get(DASK_ENV) if workers is None else None)
     if address:
         _on_dask(todo, address, desc)
-        return
+        return len(todo)
     workers = check_positive_int("workers", workers) if workers is not None else default_workers()
     if workers == 1 or len(todo) == 1:
         for job in todo:
             job.run()
-        return
-    _on_pool(todo, min(workers, len(todo)), desc)
+    else:
+        _on_pool(todo, min(workers, len(todo)), desc)
+    return len(todo)
