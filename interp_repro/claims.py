@@ -17,6 +17,8 @@ CLAIMS_FILE = Path(__file__).with_name("claims.toml")
 STATUSES = ("reproduced", "partial", "differs")
 _CLAIM_KEYS = {"id", "study", "statement", "source", "paper", "status", "note", "check"}
 _CHECK_KEYS = {"min", "max", "equals", "reason"}
+NOT_CHECKED = "not checked"
+"""The result at a scale where a claim's statistic means nothing (its check is ``{ skip = "why" }``)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Check:
     min: float | None = None
     max: float | None = None
     equals: Value | None = None
+    skip: bool = False  # the statistic is not measured at this scale; ``reason`` says why
 
     def passes(self, value: Value) -> bool:
         """True if ``value`` satisfies every bound (a bool only ever equals a bool)."""
@@ -42,6 +45,8 @@ class Check:
 
     def describe(self) -> str:
         """The bounds as text, e.g. ``>= 0.99`` or ``in [0.4, 0.6]``."""
+        if self.skip:
+            return NOT_CHECKED
         if self.equals is not None:
             return f"== {self.equals}"
         if self.min is not None and self.max is not None:
@@ -64,6 +69,11 @@ class Claim:
 
 
 def _parse_check(claim_id: str, scale: str, raw: dict) -> Check:
+    if "skip" in raw:
+        if set(raw) != {"skip"} or not isinstance(raw["skip"], str) or not raw["skip"]:
+            raise ValueError(f"claim {claim_id}, scale {scale}: a skipped check is "
+                             '{ skip = "why" } alone')
+        return Check(reason=raw["skip"], skip=True)
     unknown = set(raw) - _CHECK_KEYS
     if unknown or "reason" not in raw:
         raise ValueError(f"claim {claim_id}, scale {scale}: need 'reason', got keys {sorted(raw)}")
@@ -122,7 +132,9 @@ class Outcome:
 
     @property
     def result(self) -> str:
-        """``pass``, ``FAIL`` or ``not run``."""
+        """``pass``, ``FAIL``, ``not run``, or :data:`NOT_CHECKED` where the check is skipped."""
+        if self.claim.checks[self.scale].skip:
+            return NOT_CHECKED
         if self.value is None:
             return "not run"
         return "pass" if self.claim.checks[self.scale].passes(self.value) else "FAIL"

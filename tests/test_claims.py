@@ -111,6 +111,8 @@ BROKEN = {
     "no bound": VALID.replace("equals = true\n", ""),
     "no reason": VALID.replace('reason = "tiny model"\n', ""),
     "duplicate id": VALID + VALID,
+    "skip with bounds": VALID.replace('min = 0.5\nreason = "tiny model"', 'min = 0.5\nskip = "tiny model"'),
+    "empty skip": VALID.replace('min = 0.5\nreason = "tiny model"', 'skip = ""'),
 }
 
 
@@ -125,6 +127,16 @@ def test_parse_rejects_naming_the_claim(case):
 def test_parse_accepts_non_reproduced_with_note():
     text = VALID.replace('status = "reproduced"', 'status = "differs"\nnote = "smaller model"')
     assert parse_claims(text)[CID].note == "smaller model"
+
+
+def test_a_skipped_check_is_not_checked_whatever_is_recorded():
+    text = VALID.replace('min = 0.5\nreason = "tiny model"', 'skip = "no power at this size"')
+    claims = parse_claims(text)
+    check = claims[CID].checks["ci"]
+    assert check.skip and check.reason == "no power at this size" and check.describe() == "not checked"
+    for value in (None, 0.0, 1e9):
+        assert claims_mod.Outcome(claims[CID], "ci", value).result == claims_mod.NOT_CHECKED
+    assert claims_mod.Outcome(claims[CID], "book", 0.5).result == "FAIL"  # other scales still checked
 
 
 # --- Check ------------------------------------------------------------------------------------

@@ -455,3 +455,33 @@ BAD_PREACTS = [np.zeros((5, 5)), np.zeros((5, 4, 2)), np.zeros((2, 2, 3)), np.ze
 def test_preacts_functions_reject_bad_input(fn, preacts):
     with pytest.raises(ValueError):
         fn(preacts)
+
+
+def _nets(bars: list[float]):
+    from interp_repro.modular_addition.experiments import Network
+
+    return [Network(None, {}, {"h1": np.array([[0.0, b]])}) for b in bars]
+
+
+def test_distance_test_relabels_whole_networks():
+    from interp_repro.modular_addition.experiments import distance_test
+
+    apart = distance_test({"uniform": _nets([0.10, 0.11, 0.12, 0.13]),
+                           "learnable": _nets([0.50, 0.51, 0.52, 0.53])})
+    assert apart["labellings"] == 70  # C(8, 4): every labelling of 8 networks into 4 and 4
+    assert apart["p"] == pytest.approx(2 / 70)  # ours and its mirror image are the most extreme
+    assert apart["within"].size == 12 and apart["across"].size == 16
+    assert apart["mean_across"] == pytest.approx(apart["across"].mean())
+    assert apart["across"].min() > apart["within"].max()
+    alike = distance_test({"uniform": _nets([0.1, 0.5, 0.1, 0.5]), "learnable": _nets([0.5, 0.1, 0.5, 0.1])})
+    assert alike["p"] > 0.5
+    sampled = distance_test({"uniform": _nets([0.10, 0.11, 0.12, 0.13]),
+                             "learnable": _nets([0.50, 0.51, 0.52, 0.53])}, n_permutations=50, seed=3)
+    assert sampled["labellings"] == 50 and sampled["p"] < 0.2
+
+
+def test_distance_test_needs_two_networks_of_each_architecture():
+    from interp_repro.modular_addition.experiments import distance_test
+
+    with pytest.raises(ValueError, match="at least 2 networks of uniform and of learnable"):
+        distance_test({"uniform": _nets([0.1]), "learnable": _nets([0.2, 0.3])})
