@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from interp_repro import STUDIES, __version__
-from interp_repro.claims import REPORT_COLUMNS, Outcome, check_records, load_claims, report_rows
+from interp_repro.claims import NOT_CHECKED, REPORT_COLUMNS, Outcome, check_records, load_claims, report_rows
 from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale, record_all
 from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
@@ -154,7 +154,7 @@ def cmd_chapter(args) -> int:
 
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
-    if all(o.result == "not run" for o in outcomes):
+    if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
         print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
               f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "
               "first", file=sys.stderr)
