@@ -62,9 +62,20 @@ def claim_id(monkeypatch):
 # --- scales -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scale", ["ci", "book", "paper"])
-def test_check_scale_accepts_known_scales(scale):
-    assert check_scale(scale) == scale
+def test_every_config_has_a_preset_for_every_scale():
+    import importlib
+
+    from interp_repro import STUDIES
+    from interp_repro.core.presets import Preset
+
+    for study in STUDIES:
+        importlib.import_module(f"interp_repro.{study}.experiments")
+    configs = Preset.__subclasses__()
+    assert len(configs) >= len(STUDIES)
+    for config in configs:
+        assert set(config.PRESETS) == set(SCALES), config.__name__
+        for scale in SCALES:
+            assert isinstance(config.preset(check_scale(scale)), config)
 
 
 def test_check_scale_rejects_unknown_naming_it_and_the_choices():

@@ -132,7 +132,6 @@ def test_architecture_forces_aligned_phases_in_mlp_add():
     assert np.abs(add["phi_L - phi_R"]).max() < 1e-3
     assert (add["torus distance"] == 0).mean() > 0.95
     assert (np.abs(concat["phi_L - phi_R"]) > 0.1).mean() > 0.5
-    assert neurons["test accuracy"].between(0, 1).all()
 
 
 def test_modular_addition_bad_input():
@@ -259,7 +258,7 @@ def test_small_copy_profile_reconstructs_the_trained_networks():
     assert table["accuracy (mean)"].iloc[0] == pytest.approx(trained, abs=2e-3)
     assert table["Schur mass removed"].iloc[0] == pytest.approx(0.0, abs=1e-12)
     assert (table["Schur mass removed"].iloc[-1] >= table["Schur mass removed"] - 1e-12).all()
-    assert table["accuracy (min)"].between(0, 1).all()
+    assert (table["accuracy (min)"] <= table["accuracy (mean)"] + 1e-12).all()
 
 
 def test_schur_bad_input():

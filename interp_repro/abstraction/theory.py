@@ -176,12 +176,6 @@ def mode_rate(q, x, y, lam) -> np.ndarray:
     return 2 * lam * x * y * q / (q + lam) ** 2
 
 
-def mode_residual(q, q0, x, y, lam, t) -> np.ndarray:
-    """(q^2 - q0^2)/2 + 2 lambda (q - q0) + lambda^2 ln(q/q0) - 2 lambda x y t: zero on the exact solution."""
-    q, q0 = np.asarray(q, dtype=np.float64), np.asarray(q0, dtype=np.float64)
-    return (q**2 - q0**2) / 2 + 2 * lam * (q - q0) + lam**2 * np.log(q / q0) - 2 * lam * x * y * t
-
-
 def _nonneg_array(name: str, value) -> np.ndarray:
     arr = np.asarray(value, dtype=np.float64)
     bad = ~(np.isfinite(arr) & (arr >= 0))
