@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,6 +37,7 @@ SLOW_JOBS = '''
 import os
 import time
 from pathlib import Path
+from pathlib import Path
 
 import numpy as np
 
@@ -56,6 +58,18 @@ def slow(n):
 def main():
     run_jobs([Job(slow, (n,)) for n in range(6)], desc="slow", workers=2)
 '''
+
+
+def _processes_with(variable: str) -> list[int]:
+    """Live processes whose environment holds ``variable`` (NAME=value)."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if variable.encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:  # gone, or not ours to read
+            continue
+    return found
 
 
 def test_ctrl_c_stops_a_pool_run_at_once_and_leaves_no_partial_entry(tmp_path):
@@ -81,6 +95,7 @@ def test_ctrl_c_stops_a_pool_run_at_once_and_leaves_no_partial_entry(tmp_path):
     assert time.monotonic() - sent < 30, "the run went on after Ctrl-C (6 jobs of 60 s on 2 workers)"
     assert proc.returncode != 0 and b"KeyboardInterrupt" in err
     assert len(list(started.iterdir())) <= 2  # no queued job started after Ctrl-C
+    assert not _processes_with(f"STARTED={started}"), "pool workers outlived the run"
     for path in (tmp_path / "cache").rglob("*.npz"):
         if not path.name.startswith(".tmp-"):
             with np.load(path) as data:

@@ -2,6 +2,8 @@
 from a worker intact, and a Dask cluster gives the same results as one process (a local pool against
 one process: test_determinism.py)."""
 
+import os
+
 import numpy as np
 import pytest
 from entries import assert_same_entries
@@ -138,3 +140,18 @@ def test_a_workers_argument_wins_over_the_dask_environment(cache_at, monkeypatch
     monkeypatch.setenv(DASK_ENV, "tcp://127.0.0.1:9")
     parallel.run_jobs([Job(_fill, (3,))], "x", workers=1)
     assert cache.is_cached("tests/parallel", {"n": 3})
+
+
+def _worker_environment(name: str) -> None:
+    cached("tests/environment", {"name": name},
+           lambda: {name: np.array(os.environ.get(name, "unset"))})
+
+
+def test_pool_workers_get_one_thread_and_glibc_heap_trimming_whatever_the_parent_set(cache_at, monkeypatch):
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")  # what importing dask.distributed sets
+    monkeypatch.setenv("OMP_NUM_THREADS", "8")
+    names = ["MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS"]
+    run_jobs([Job(_worker_environment, (name,)) for name in names], desc="environment", workers=2)
+    seen = {name: cached("tests/environment", {"name": name}, lambda: {})[name].item() for name in names}
+    assert seen == {"MALLOC_TRIM_THRESHOLD_": "unset", "OMP_NUM_THREADS": "1"}
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536" and os.environ["OMP_NUM_THREADS"] == "8"

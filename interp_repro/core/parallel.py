@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 
 from interp_repro.core.cache import (
     NotCached,
@@ -174,15 +174,25 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-ONE_THREAD_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-"""Set for pool workers before they start: their OpenMP and BLAS pools then never start a second
-thread that would spin, waiting for work, against the other workers."""
+WORKER_ENV: dict[str, str | None] = {
+    **{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
+    "MALLOC_TRIM_THRESHOLD_": None,
+}
+"""Set (or, for None, unset) for pool workers before they start. One thread: their OpenMP and BLAS
+pools never start a second thread that would spin, waiting for work, against the other workers.
+glibc's own heap trimming: importing dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this
+process, and a worker that inherits it hands freed tensor memory back to the OS after every step
+and faults it in again on the next (measured: 40% of a training's CPU time in the kernel)."""
 
 
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
+def _environment(values: dict[str, str | None]) -> Iterator[None]:
     before = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     try:
         yield
     finally:
@@ -198,12 +208,14 @@ def _on_pool(jobs: list[Job], workers: int, desc: str) -> None:
     ones finish; on Ctrl-C, running ones are killed too."""
     pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_ignore_sigint)
     try:
-        with _environment(ONE_THREAD_ENV):  # workers start at submit and inherit it
+        with _environment(WORKER_ENV):  # workers start at submit and inherit it
             futures = [pool.submit(_work, job, False) for job in jobs]
         for future in progress(as_completed(futures), desc=desc, total=len(futures)):
             _receive(future.result())
     except KeyboardInterrupt:
-        processes = list((pool._processes or {}).values())  # no public handle before Python 3.14
+        # the pool's processes have no public handle before Python 3.14; every child process that
+        # multiprocessing started here is one of them (a worker being spawned is not yet in the pool's)
+        processes = set((pool._processes or {}).values()) | set(active_children())
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.kill()  # a job's entry is written whole or not at all, so nothing is left half-done
