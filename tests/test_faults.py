@@ -77,8 +77,11 @@ def test_ctrl_c_stops_a_pool_run_at_once_and_leaves_no_partial_entry(tmp_path):
     started = tmp_path / "started"
     started.mkdir()
     env = os.environ | {"PYTHONPATH": str(tmp_path), "STARTED": str(started), "INTERP_REPRO_QUIET": "1"}
+    # as from a terminal: a shell without job control starts background commands with SIGINT
+    # ignored, and Python then raises no KeyboardInterrupt at all
     proc = subprocess.Popen([sys.executable, "-c", "import slowjobs; slowjobs.main()"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not any(started.iterdir()):
         assert proc.poll() is None, proc.communicate()
