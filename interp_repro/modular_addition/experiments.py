@@ -220,9 +220,10 @@ def _network_and_view(cfg: ModAddConfig, spec: NetSpec) -> None:
     cluster_view(cfg, spec)
 
 
-def _network_jobs(cfg: ModAddConfig) -> list[Job]:
-    """One job per network; the first seed's also computes the views the manifolds chapter draws."""
-    return [Job(_network_and_view if spec.seed == cfg.seed else _network, (cfg, spec))
+def _network_jobs(cfg: ModAddConfig, views: bool = False) -> list[Job]:
+    """One job per network; with ``views``, the first seed's also computes the views the manifolds
+    chapter draws (the claims never read them)."""
+    return [Job(_network_and_view if views and spec.seed == cfg.seed else _network, (cfg, spec))
             for spec in _specs(cfg)]
 
 
@@ -381,8 +382,9 @@ def manifold_claims(res: dict[str, list[Network]]) -> dict[str, Any]:
 
 
 def jobs(scale: str) -> list[Job]:
-    """The study's independent cached computations at ``scale``: one per network (train, analyse)."""
-    return _network_jobs(ModAddConfig.preset(scale))
+    """The study's independent cached computations at ``scale``: one per network (train, analyse),
+    with the manifolds chapter's views."""
+    return _network_jobs(ModAddConfig.preset(scale), views=True)
 
 
 def run_all(scale: str) -> dict[str, Any]:

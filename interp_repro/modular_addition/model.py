@@ -86,15 +86,27 @@ class ModAddNet(nn.Module):
         if self.architecture == "mlp_concat":
             return torch.cat([ea, eb], dim=-1)
         x0, x1 = ea + self.W_pos[:, 0:1], eb + self.W_pos[:, 1:2]
-        q = torch.einsum("knd,khde->khne", x1, self.W_Q)
-        k0, k1 = (torch.einsum("knd,khde->khne", x, self.W_K) for x in (x0, x1))
-        v0, v1 = (torch.einsum("knd,khde->khne", x, self.W_V) for x in (x0, x1))
-        scale = 1.0 / math.sqrt(q.shape[-1])
-        soft1 = torch.sigmoid(((q * k1).sum(-1) - (q * k0).sum(-1)) * scale)  # softmax over the 2 keys
-        w1 = self.rate * soft1 + (1.0 - self.rate)
-        w0 = self.rate * (1.0 - soft1) + (1.0 - self.rate)
-        z = w0.unsqueeze(-1) * v0 + w1.unsqueeze(-1) * v1
-        return x1 + torch.einsum("khne,khed->knd", z, self.W_O)
+        return x1 + torch.bmm(self._heads(x0, x1), self.W_O.flatten(1, 2))
+
+    def _heads(self, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
+        """The heads' outputs at the last position, concatenated (K, N, n_heads * d_head), from the
+        residual streams of both positions. All heads' queries, keys and values come from one matrix
+        product each; with rate 0 every attention weight is 1 and the heads read v0 + v1."""
+        K, N, _ = x1.shape
+        h, dh = self.W_Q.shape[1], self.W_Q.shape[3]
+
+        def stacked(W: torch.Tensor) -> torch.Tensor:  # (K, h, d, dh) -> (K, d, h * dh)
+            return W.permute(0, 2, 1, 3).flatten(2)
+
+        if self.rate == 0.0:
+            return torch.bmm(x0 + x1, stacked(self.W_V))
+        q = torch.bmm(x1, stacked(self.W_Q)).view(K, N, h, dh)
+        kv = torch.bmm(torch.cat([x0, x1], 1), torch.cat([stacked(self.W_K), stacked(self.W_V)], 2))
+        (k0, v0), (k1, v1) = (part.view(K, N, 2, h, dh).unbind(2) for part in kv.split(N, 1))
+        soft1 = torch.sigmoid((q * (k1 - k0)).sum(-1) / math.sqrt(dh))  # softmax over the 2 keys
+        w1 = (self.rate * soft1 + (1.0 - self.rate)).unsqueeze(-1)
+        w0 = (self.rate * (1.0 - soft1) + (1.0 - self.rate)).unsqueeze(-1)
+        return (w0 * v0 + w1 * v1).flatten(2)
 
     def from_embeddings(self, ea: torch.Tensor, eb: torch.Tensor, return_preacts: bool = False):
         """The network after its embedding: logits (K, N, p) from token embeddings ``ea``, ``eb``
