@@ -1,7 +1,7 @@
 """Build the book and record how long it took, and whether it was cold, warm or partial.
 
-First every study's jobs at the scale run in a pool (``studies.fill_cache``), which keeps every core
-busy and times each study; then jupyter-book executes each page, reading what the pools cached.
+First every study's jobs at the scale run in one pool (``studies.fill_cache``), which keeps every
+core busy and times each job; then jupyter-book executes each page, reading what the pool cached.
 
 A cold build starts from an empty results cache (every model trained); a warm one computes nothing
 (every chapter still re-executes and redraws from the cache). ``make book`` builds through this

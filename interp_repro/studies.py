@@ -1,13 +1,12 @@
-"""Every study's cached computations, study by study: what a whole book build computes first.
+"""Every study's cached computations in one pool: what a whole book build computes first.
 
 Each study's ``experiments.jobs(scale)`` lists the independent trainings and analyses its chapters
-read. Run in a pool before the pages execute, they keep every core busy, where a chapter that
-trained in its own kernel would leave the others idle; the pages then only read the cache. Each
-study's time is measured on its own, so a build records how long every study took.
+read. Run in one pool before the pages execute, they keep every core busy until the last job, where
+a chapter that trained in its own kernel, or a pool per study, would leave cores idle; the pages
+then only read the cache. Each study's cost is the sum of its jobs' seconds.
 """
 
 import importlib
-import time
 from typing import Any
 
 from interp_repro import STUDIES
@@ -33,13 +32,15 @@ def jobs(scale: str, study: str) -> list[Job]:
 def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | None = None,
                dask: str | None = None) -> dict[str, dict[str, Any]]:
     """Train and analyse (or find cached) everything the chapters of ``studies`` read at ``scale``,
-    one study after another, each in a pool of ``workers`` processes or on Dask
-    (``core.parallel.run_jobs``). Returns per study its wall seconds, its number of jobs and how
-    many of them computed something (0: everything was cached)."""
+    in one pool of ``workers`` processes or on Dask (``core.parallel.run_jobs``), the longest
+    study's jobs first. Returns per study its number of jobs, how many of them computed something
+    (0: everything was cached) and the seconds they took, summed over its jobs (on one worker each)."""
+    chosen = _check(studies)
+    todo = {study: jobs(scale, study) for study in chosen}
+    seconds = iter(run_jobs([job for study in chosen for job in todo[study]],
+                            desc=f"{', '.join(chosen)} at scale {scale}", workers=workers, dask=dask))
     out = {}
-    for study in _check(studies):
-        start, todo = time.perf_counter(), jobs(scale, study)
-        computed = run_jobs(todo, desc=f"{study} at scale {scale}", workers=workers, dask=dask)
-        out[study] = {"seconds": round(time.perf_counter() - start, 1), "jobs": len(todo),
-                      "computed": computed}
+    for study in chosen:
+        took = [s for s in (next(seconds) for _ in todo[study]) if s is not None]
+        out[study] = {"seconds": round(sum(took), 1), "jobs": len(todo[study]), "computed": len(took)}
     return out

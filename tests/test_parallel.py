@@ -92,7 +92,7 @@ def test_install_refuses_corrupt_or_mislabelled_bytes(cache_at):
 
 def test_a_worker_running_other_code_is_refused(cache_at):
     with pytest.raises(ConfigError, match="same checkout"):
-        _receive(("0.1.0+000000000000", {}))
+        _receive(("0.1.0+000000000000", {}, 1.0))
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "two"])
@@ -100,6 +100,14 @@ def test_the_workers_setting_must_be_a_positive_integer(monkeypatch, value):
     monkeypatch.setenv(WORKERS_ENV, value)
     with pytest.raises(ValueError, match=WORKERS_ENV):
         default_workers()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_run_jobs_gives_each_jobs_seconds_in_order_and_none_where_cached(cache_at, workers):
+    _fill(2)
+    seconds = run_jobs([Job(_fill, (5,)), Job(_fill, (2,)), Job(_fill, (7,))], desc="x", workers=workers)
+    assert seconds[1] is None and all(isinstance(s, float) and s >= 0 for s in (seconds[0], seconds[2]))
+    assert run_jobs([Job(_fill, (5,)), Job(_fill, (7,))], desc="x", workers=workers) == [None, None]
 
 
 def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
@@ -111,7 +119,8 @@ def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
     client_cache = cache_at("dask-client")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   env={"INTERP_REPRO_CACHE": str(workers_cache)}) as cluster:
-        run_jobs(jobs, desc="on Dask", dask=cluster.scheduler_address)
+        seconds = run_jobs(jobs, desc="on Dask", dask=cluster.scheduler_address)
+    assert all(s > 0 for s in seconds)
     assert_same_entries(client_cache, local)
     assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
 

@@ -22,6 +22,7 @@ import asyncio
 import os
 import re
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -97,13 +98,20 @@ def _fingerprint() -> str:
     return f"{library_fingerprint()} ({dependency_versions()})"
 
 
-def _work(job: Job, send: bool) -> tuple[str, dict[str, bytes]]:
-    """Worker side: run ``job`` quietly on one torch thread; return this worker's fingerprint and, if
-    ``send``, the entries it wrote."""
+def _timed(job: Job) -> float:
+    """Run ``job``; its wall seconds."""
+    start = time.perf_counter()
+    job.run()
+    return time.perf_counter() - start
+
+
+def _work(job: Job, send: bool) -> tuple[str, dict[str, bytes], float]:
+    """Worker side: run ``job`` quietly on one torch thread; return this worker's fingerprint, the
+    entries it wrote if ``send``, and its seconds."""
     os.environ[QUIET_ENV] = "1"
     with cpu_threads(1), journal() as written:
-        job.run()
-    return _fingerprint(), dict(entry_bytes(path) for path in written) if send else {}
+        seconds = _timed(job)
+    return _fingerprint(), dict(entry_bytes(path) for path in written) if send else {}, seconds
 
 
 def _refuse(worker: str, fingerprint: str) -> ConfigError:
@@ -111,12 +119,13 @@ def _refuse(worker: str, fingerprint: str) -> ConfigError:
                        "install this same checkout, torch, numpy and scipy on every worker")
 
 
-def _receive(result: tuple[str, dict[str, bytes]]) -> None:
-    fingerprint, entries = result
+def _receive(result: tuple[str, dict[str, bytes], float]) -> float:
+    fingerprint, entries, seconds = result
     if fingerprint != _fingerprint():
         raise _refuse("a worker", fingerprint)
     for relative, data in entries.items():
         install(relative, data)
+    return seconds
 
 
 def _scheduler_identity(address: str) -> dict:
@@ -157,7 +166,7 @@ def _connect(address: str):
     raise ConfigError(f"cannot reach a Dask scheduler at {address!r}: {reason}")
 
 
-def _on_dask(jobs: list[Job], address: str, desc: str) -> None:
+def _on_dask(jobs: list[Job], address: str, desc: str) -> list[float]:
     from distributed import as_completed as dask_completed
 
     with _connect(address) as client:
@@ -165,8 +174,9 @@ def _on_dask(jobs: list[Job], address: str, desc: str) -> None:
             if fingerprint != _fingerprint():
                 raise _refuse(f"Dask worker {worker}", fingerprint)
         futures = client.map(_work, jobs, send=True, pure=False)
-        for future in progress(dask_completed(futures), desc=desc, total=len(futures)):
-            _receive(future.result())
+        seconds = {future.key: _receive(future.result())
+                   for future in progress(dask_completed(futures), desc=desc, total=len(futures))}
+        return [seconds[future.key] for future in futures]
 
 
 def _ignore_sigint() -> None:
@@ -203,15 +213,15 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _on_pool(jobs: list[Job], workers: int, desc: str) -> None:
-    """Run ``jobs`` in a pool of ``workers`` processes. On an error, queued jobs are cancelled and running
-    ones finish; on Ctrl-C, running ones are killed too."""
+def _on_pool(jobs: list[Job], workers: int, desc: str) -> list[float]:
+    """Run ``jobs`` in a pool of ``workers`` processes, in their order; their seconds. On an error,
+    queued jobs are cancelled and running ones finish; on Ctrl-C, running ones are killed too."""
     pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_ignore_sigint)
     try:
         with _environment(WORKER_ENV):  # workers start at submit and inherit it
             futures = [pool.submit(_work, job, False) for job in jobs]
-        for future in progress(as_completed(futures), desc=desc, total=len(futures)):
-            _receive(future.result())
+        seconds = {future: _receive(future.result())
+                   for future in progress(as_completed(futures), desc=desc, total=len(futures))}
     except KeyboardInterrupt:
         # the pool's processes have no public handle before Python 3.14; every child process that
         # multiprocessing started here is one of them (a worker being spawned is not yet in the pool's)
@@ -226,24 +236,27 @@ def _on_pool(jobs: list[Job], workers: int, desc: str) -> None:
         pool.shutdown(cancel_futures=True)
         raise
     pool.shutdown()
+    return [seconds[future] for future in futures]
 
 
-def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None, dask: str | None = None) -> int:
+def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None,
+             dask: str | None = None) -> list[float | None]:
     """Fill the cache for every job that needs it: on the Dask scheduler at ``dask`` (or
     ``$INTERP_REPRO_DASK`` unless ``workers`` is given), else in a pool of ``workers`` processes (or
     ``$INTERP_REPRO_WORKERS``, default one per core), or in this process when one worker or one job is
-    left. Returns how many jobs had something to compute."""
+    left. Jobs start in the order given, so put the longest first. Returns each job's seconds of
+    computing, None for a job that found everything cached."""
     todo = pending(jobs)
     if not todo:
-        return 0
+        return [None] * len(jobs)
     address = dask or (os.environ.get(DASK_ENV) if workers is None else None)
     if address:
-        _on_dask(todo, address, desc)
-        return len(todo)
-    workers = check_positive_int("workers", workers) if workers is not None else default_workers()
-    if workers == 1 or len(todo) == 1:
-        for job in todo:
-            job.run()
+        seconds = _on_dask(todo, address, desc)
     else:
-        _on_pool(todo, min(workers, len(todo)), desc)
-    return len(todo)
+        workers = check_positive_int("workers", workers) if workers is not None else default_workers()
+        if workers == 1 or len(todo) == 1:
+            seconds = [_timed(job) for job in todo]
+        else:
+            seconds = _on_pool(todo, min(workers, len(todo)), desc)
+    computed = dict(zip(map(id, todo), seconds, strict=True))
+    return [computed.get(id(job)) for job in jobs]
