@@ -1,15 +1,18 @@
 """Run the fast unit tests first, then the trained checks (robustness, the CLI), then the book built
-at ``ci`` scale. Before that build, pools of two workers fill the session's cache with every
-study's ``ci`` jobs (the ``filled`` fixture, which the determinism test compares against a rerun in
-one process); the build then executes every chapter and exercise page once, and the chapter checks
-(test_notebooks.py), the page checks (test_book.py) and the browser pass (test_browser.py) all read
-it."""
+at ``ci`` scale. Before that build, one pool of two workers fills the session's cache with every
+study's ``ci`` jobs (the ``filled`` fixture), and a rerun of some of them in one process starts beside
+the build (``rerun``, for the determinism test); the build executes every chapter and exercise page
+once, and the chapter checks (test_notebooks.py), the page checks (test_book.py) and the browser
+pass (test_browser.py) all read it."""
 
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +20,7 @@ import pytest
 from chapters import ROOT
 
 from interp_repro.core import cache_dir, resolve_env_paths
+from interp_repro.core.parallel import WORKER_ENV
 from interp_repro.studies import fill_cache
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel
@@ -71,7 +75,29 @@ def filled() -> None:
 
 
 @pytest.fixture(scope="session")
-def book(filled) -> Build:
+def rerun(filled) -> Iterator[Callable[[], Path]]:
+    """Chosen ``ci`` jobs rerun in one process into a cache of their own (``tests/rerun.py``), started
+    once the pool has filled the session's cache so that it runs beside the book build. Calling the
+    fixture's value waits for the rerun and gives its cache folder."""
+    cache = OUT / "rerun-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if k not in WORKER_ENV}
+    env |= {k: v for k, v in WORKER_ENV.items() if v is not None}  # as a pool worker starts
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rerun.py")), str(cache)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    @functools.cache
+    def wait() -> Path:
+        output, _ = proc.communicate()
+        assert proc.returncode == 0, f"tests/rerun.py failed:\n{output[-4000:]}"
+        return cache
+
+    yield wait
+    proc.kill()
+
+
+@pytest.fixture(scope="session")
+def book(filled, rerun) -> Build:
     """Build the whole book at ``ci`` scale (warnings are errors, every page executed) with a claim
     record of its own; the results cache is the session's (``make test`` gives it an empty one), which
     ``filled`` has filled already, so the chapters train nothing.

@@ -127,6 +127,7 @@ def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error(cache_at, monkeypatch):
     pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "CONNECT_TIMEOUT", 2)  # 10 s by default
     monkeypatch.setenv(DASK_ENV, "tcp://127.0.0.1:9")
     with pytest.raises(ConfigError, match="cannot reach a Dask scheduler"):
         abstraction.run_all("ci")

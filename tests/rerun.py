@@ -1,0 +1,32 @@
+"""Rerun chosen ``ci`` jobs of every study in one process (one worker), into a cache of their own.
+
+``tests/test_determinism.py`` compares every entry they write with what the pool of two workers wrote
+for the book build. The ``rerun`` fixture starts this script (``python tests/rerun.py CACHE``) as soon
+as the pool is done, so it runs beside the book build, whose pages execute on one core.
+"""
+
+import importlib
+import os
+import sys
+
+from interp_repro.core.parallel import run_jobs
+
+CHOSEN = {
+    # study: indices into jobs("ci"), with what they train
+    "superposition": (0, 7),    # intro sparsity sweep; privileged basis (ReLU hidden layer)
+    "abstraction": (0, 4),      # linear network with a ridge readout; GELU ablation networks
+    "modular_addition": (1,),    # a uniform-attention network: the MLP networks' steps and more (no views)
+    "schur_rnn": (-4, -3),      # two context-integration units: orthogonal and default (2 seeds each)
+}
+
+
+def main(cache: str) -> None:
+    os.environ["INTERP_REPRO_CACHE"] = cache
+    os.environ["INTERP_REPRO_QUIET"] = "1"
+    for study, chosen in CHOSEN.items():
+        jobs = importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")
+        run_jobs([jobs[i] for i in chosen], desc=f"{study} in this process", workers=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
