@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from interp_repro.benchmarks import record_book_build
-from interp_repro.core import cache_dir, default_scale, resolve_env_paths
+from interp_repro.core import cache_dir, default_scale
+from interp_repro.reproduction import resolve_env_paths
 from interp_repro.studies import fill_cache
 
 

@@ -10,13 +10,14 @@ import sys
 from pathlib import Path
 
 from interp_repro import STUDIES, __version__
-from interp_repro.claims import NOT_CHECKED, REPORT_COLUMNS, Outcome, check_records, load_claims, report_rows
-from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale, record_all
+from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale
 from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
-from interp_repro.core.records import check_record_path, record_path, resolve_env_paths
+from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
+from interp_repro.reproduction.records import check_record_path, record_all, record_path, resolve_env_paths
+from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, report_rows
 from interp_repro.studies import fill_cache
 
 DESCRIPTION = """\

@@ -9,7 +9,7 @@ import re
 import pytest
 from chapters import study_chapters, toc_files
 
-from interp_repro.claims import load_claims
+from interp_repro.reproduction.claims import load_claims
 
 pytestmark = pytest.mark.book
 

@@ -1,25 +1,24 @@
-"""Unit tests for interp_repro.claims: parsing claims.toml, checks, and the reproduction report."""
+"""Unit tests for interp_repro.reproduction: parsing claims.toml, checks, and the reproduction report."""
 
 import tomllib
 
 import pytest
 
-import interp_repro.claims as claims_mod
 from interp_repro import STUDIES
-from interp_repro.claims import (
+from interp_repro.core.cache import library_fingerprint
+from interp_repro.reproduction import records as records_mod
+from interp_repro.reproduction import report as report_mod
+from interp_repro.reproduction.claims import (
     CLAIMS_FILE,
-    REPORT_COLUMNS,
+    NOT_CHECKED,
     STATUSES,
     Check,
-    check_records,
     load_claims,
     parse_claims,
-    report_rows,
-    status_summary,
     study_claims,
 )
-from interp_repro.core.cache import library_fingerprint
-from interp_repro.core.records import record
+from interp_repro.reproduction.records import record
+from interp_repro.reproduction.report import REPORT_COLUMNS, check_records, report_rows, status_summary
 
 CID = "superposition.toy"
 VALID = f"""
@@ -70,7 +69,8 @@ def isolated_env(tmp_path, monkeypatch):
 def toy_claims(monkeypatch):
     """Make load_claims() return the two test claims, whatever claims.toml holds."""
     claims = parse_claims(VALID + SECOND)
-    monkeypatch.setattr(claims_mod, "load_claims", lambda: claims)
+    for module in (records_mod, report_mod):
+        monkeypatch.setattr(module, "load_claims", lambda: claims)
     return claims
 
 
@@ -135,8 +135,8 @@ def test_a_skipped_check_is_not_checked_whatever_is_recorded():
     check = claims[CID].checks["ci"]
     assert check.skip and check.reason == "no power at this size" and check.describe() == "not checked"
     for value in (None, 0.0, 1e9):
-        assert claims_mod.Outcome(claims[CID], "ci", value).result == claims_mod.NOT_CHECKED
-    assert claims_mod.Outcome(claims[CID], "book", 0.5).result == "FAIL"  # other scales still checked
+        assert report_mod.Outcome(claims[CID], "ci", value).result == NOT_CHECKED
+    assert report_mod.Outcome(claims[CID], "book", 0.5).result == "FAIL"  # other scales still checked
 
 
 # --- Check ------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import pytest
 import interp_repro.cli as cli
 from interp_repro import __version__
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.claims import load_claims
 from interp_repro.cli import main
-from interp_repro.core import cached, record
+from interp_repro.core import cached
+from interp_repro.reproduction import record
+from interp_repro.reproduction.claims import load_claims
 
 ENV = ("INTERP_REPRO_SCALE", "INTERP_REPRO_CACHE", "INTERP_REPRO_RECORD", "INTERP_REPRO_WORKERS",
        "INTERP_REPRO_DASK", "INTERP_REPRO_QUIET")

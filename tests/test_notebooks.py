@@ -12,8 +12,9 @@ import pytest
 from chapters import exercise_pages, study_chapters
 
 from interp_repro import STUDIES
-from interp_repro.claims import check_records, load_claims, study_claims
-from interp_repro.core import load_records
+from interp_repro.reproduction.claims import load_claims, study_claims
+from interp_repro.reproduction.records import load_records
+from interp_repro.reproduction.report import check_records
 
 pytestmark = pytest.mark.book
 CHAPTERS = study_chapters()

@@ -12,9 +12,10 @@ trainings are rerun: the spreads measured this way are in the claims' reasons in
 import pytest
 
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.claims import NOT_CHECKED, Outcome, load_claims
 from interp_repro.core.presets import seed_offset
 from interp_repro.modular_addition import experiments as modular_addition
+from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
+from interp_repro.reproduction.report import Outcome
 from interp_repro.schur_rnn import experiments as schur
 from interp_repro.studies import fill_cache
 from interp_repro.superposition import experiments as superposition

@@ -20,9 +20,9 @@ from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import check_scale
 from interp_repro.core.validate import check_writable_dir
+from interp_repro.reproduction.claims import Value, load_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
-Value = float | int | bool
 
 
 def record_path() -> Path:
@@ -84,12 +84,10 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     Inside a notebook the value is glued with myst-nb under the name ``claim_id`` (undisplayed), so
     the text can quote it with ``{glue:text}`. Returns the plain value.
     """
-    from interp_repro.claims import load_claims
-
     check_scale(scale)
     claims = load_claims()
     if claim_id not in claims:
-        raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/claims.toml first")
+        raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/reproduction/claims.toml first")
     value = _plain(value)
     _glue(claim_id, value)
     path = record_path()
