@@ -1,6 +1,7 @@
 """The command line: listing, bad input, expected errors as one line, the environment, the report's
 exit status and the cache command."""
 
+import json
 import os
 
 import numpy as np
@@ -61,6 +62,17 @@ def test_report_passes_then_fails(capsys):
     record(claim.id, 3, "ci")
     assert main(["report", "--scale", "ci"]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_report_json_gives_each_claims_statuses(capsys):
+    record("superposition.five_two_dense_count", 2, "ci")
+    assert main(["report", "--scale", "ci", "--json", "--study", "superposition"]) == 0
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["superposition.five_two_dense_count"] == {
+        "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
+        "paper_band": "== 2", "ours": 2, "status": "reproduced", "expected": "reproduced", "guard": None,
+        "guard_result": None, "result": "pass"}
+    assert rows["superposition.five_two_sparse_count"]["result"] == "not run"
 
 
 def test_every_chapter_in_the_toc_can_be_named():

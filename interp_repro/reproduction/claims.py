@@ -1,7 +1,17 @@
 """Headline claims (``claims.toml``): the schema, its validation and loading.
 
-Each claim names its study, statement, source and the paper's value, a status (``reproduced``,
-``partial`` or ``differs``) and one check per scale: bounds on the value with a one-line reason.
+A claim states a paper's result as a machine check, its **paper band**: the paper's number with a
+tolerance whose reason is written down, or the paper's qualitative statement as a bound. A run's
+value is **reproduced** when it lies in the band and **differs** when it does not: the status is
+measured, never typed. What the registry types is the status it **expects** at each scale, so a run
+whose measured status is another fails, whether it regressed or started to reproduce. A claim may
+also carry a **guard** per scale, bounds around our own value that catch drift; a guard never decides
+the status. A scale where the status cannot be told (a test with no power, or seeds that straddle
+the band's edge) is **skipped**, with the reason; its guard, if any, still holds.
+
+Kinds: ``reproduction`` (a paper's result), ``seed`` (a number from the seed documents that no paper
+source confirms) and ``sanity`` (a property that holds by construction, or a check of our own
+derivation).
 """
 
 import tomllib
@@ -15,22 +25,23 @@ Value = float | int | bool
 """A recorded claim value."""
 
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
-STATUSES = ("reproduced", "partial", "differs")
-_CLAIM_KEYS = {"id", "study", "statement", "source", "paper", "status", "note", "check"}
-_CHECK_KEYS = {"min", "max", "equals", "reason"}
+KINDS = ("reproduction", "seed", "sanity")
+STATUSES = ("reproduced", "differs")
 NOT_CHECKED = "not checked"
-"""The result at a scale where a claim's statistic means nothing (its check is ``{ skip = "why" }``)."""
+"""The result at a scale where a claim is skipped: its statistic means nothing there."""
+_REQUIRED = {"id", "study", "kind", "statement", "source", "paper", "band", "expected"}
+_OPTIONAL = {"paper_value", "skip", "guard", "note"}
+_BOUND_KEYS = {"min", "max", "equals", "reason"}
 
 
 @dataclass(frozen=True)
-class Check:
-    """Bounds a recorded value must satisfy at one scale, and why they are what they are."""
+class Bounds:
+    """Bounds on a value (a paper band or a guard), and why they are what they are."""
 
     reason: str
     min: float | None = None
     max: float | None = None
     equals: Value | None = None
-    skip: bool = False  # the statistic is not measured at this scale; ``reason`` says why
 
     def passes(self, value: Value) -> bool:
         """True if ``value`` satisfies every bound (a bool only ever equals a bool)."""
@@ -46,8 +57,6 @@ class Check:
 
     def describe(self) -> str:
         """The bounds as text, e.g. ``>= 0.99`` or ``in [0.4, 0.6]``."""
-        if self.skip:
-            return NOT_CHECKED
         if self.equals is not None:
             return f"== {self.equals}"
         if self.min is not None and self.max is not None:
@@ -61,26 +70,68 @@ class Claim:
 
     id: str
     study: str
+    kind: str
     statement: str
     source: str
-    paper: str
-    status: str
-    checks: dict[str, Check]
+    paper: str                    # the paper's statement, as text
+    band: Bounds                  # the paper band
+    expected: dict[str, str]      # scale -> expected status, for every scale not skipped
+    skipped: dict[str, str]       # scale -> why the claim is not checked there
+    guards: dict[str, Bounds]     # scale -> bounds around our own value
+    paper_value: Value | None = None
     note: str = ""
 
+    def status(self, value: Value) -> str:
+        """``reproduced`` if ``value`` lies in the paper band, else ``differs``."""
+        return STATUSES[0] if self.band.passes(value) else STATUSES[1]
 
-def _parse_check(claim_id: str, scale: str, raw: dict) -> Check:
-    if "skip" in raw:
-        if set(raw) != {"skip"} or not isinstance(raw["skip"], str) or not raw["skip"]:
-            raise ValueError(f"claim {claim_id}, scale {scale}: a skipped check is "
-                             '{ skip = "why" } alone')
-        return Check(reason=raw["skip"], skip=True)
-    unknown = set(raw) - _CHECK_KEYS
-    if unknown or "reason" not in raw:
-        raise ValueError(f"claim {claim_id}, scale {scale}: need 'reason', got keys {sorted(raw)}")
+
+def _bounds(where: str, raw: object) -> Bounds:
+    if not isinstance(raw, dict) or set(raw) - _BOUND_KEYS or "reason" not in raw:
+        raise ValueError(f"{where}: bounds are a table with 'reason' and some of min, max, equals")
     if not any(k in raw for k in ("min", "max", "equals")):
-        raise ValueError(f"claim {claim_id}, scale {scale}: give at least one of min, max, equals")
-    return Check(**raw)
+        raise ValueError(f"{where}: give at least one of min, max, equals")
+    return Bounds(**raw)
+
+
+def _per_scale(cid: str, name: str, raw: object) -> dict:
+    if not isinstance(raw, dict) or set(raw) - set(SCALES):
+        raise ValueError(f"claim {cid}: {name} is a table keyed by scale ({', '.join(SCALES)})")
+    return raw
+
+
+def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
+    cid = raw.get("id", "<no id>")
+    missing = _REQUIRED - set(raw)
+    if missing or set(raw) - _REQUIRED - _OPTIONAL:
+        raise ValueError(f"claim {cid}: missing {sorted(missing)} or unknown keys in {sorted(raw)}")
+    if raw["study"] not in studies:
+        raise ValueError(f"claim {cid}: unknown study {raw['study']!r}")
+    if not cid.startswith(raw["study"] + "."):
+        raise ValueError(f"claim {cid}: ids start with their study, '{raw['study']}.'")
+    if raw["kind"] not in KINDS:
+        raise ValueError(f"claim {cid}: kind must be one of {KINDS}, got {raw['kind']!r}")
+    band = _bounds(f"claim {cid}, band", raw["band"])
+    paper_value = raw.get("paper_value")
+    if paper_value is not None and not band.passes(paper_value):
+        raise ValueError(f"claim {cid}: the paper band ({band.describe()}) excludes the paper's own "
+                         f"value {paper_value}")
+    expected = _per_scale(cid, "expected", raw["expected"])
+    skipped = _per_scale(cid, "skip", raw.get("skip", {}))
+    if set(expected) & set(skipped) or set(expected) | set(skipped) != set(SCALES):
+        raise ValueError(f"claim {cid}: every scale needs an expected status or a skip reason, not both")
+    if any(s not in STATUSES for s in expected.values()):
+        raise ValueError(f"claim {cid}: expected statuses are {STATUSES}, got {expected}")
+    if any(not isinstance(why, str) or not why for why in skipped.values()):
+        raise ValueError(f"claim {cid}: a skip gives its reason as text")
+    guards = _per_scale(cid, "guard", raw.get("guard", {}))
+    if STATUSES[1] in expected.values() and not raw.get("note"):
+        raise ValueError(f"claim {cid}: a claim expected to differ needs a note saying why")
+    return Claim(id=cid, study=raw["study"], kind=raw["kind"], statement=raw["statement"],
+                 source=raw["source"], paper=str(raw["paper"]), band=band, expected=dict(expected),
+                 skipped=dict(skipped),
+                 guards={s: _bounds(f"claim {cid}, guard at {s}", g) for s, g in guards.items()},
+                 paper_value=paper_value, note=raw.get("note", ""))
 
 
 def parse_claims(text: str) -> dict[str, Claim]:
@@ -89,26 +140,10 @@ def parse_claims(text: str) -> dict[str, Claim]:
 
     claims: dict[str, Claim] = {}
     for raw in tomllib.loads(text).get("claims", []):
-        cid = raw.get("id", "<no id>")
-        missing = _CLAIM_KEYS - {"note"} - set(raw)
-        if missing or set(raw) - _CLAIM_KEYS:
-            raise ValueError(f"claim {cid}: missing {sorted(missing)} or unknown keys in {sorted(raw)}")
-        if raw["study"] not in STUDIES:
-            raise ValueError(f"claim {cid}: unknown study {raw['study']!r}")
-        if not cid.startswith(raw["study"] + "."):
-            raise ValueError(f"claim {cid}: ids start with their study, '{raw['study']}.'")
-        if raw["status"] not in STATUSES:
-            raise ValueError(f"claim {cid}: status must be one of {STATUSES}")
-        if raw["status"] != "reproduced" and not raw.get("note"):
-            raise ValueError(f"claim {cid}: a {raw['status']} claim needs a note saying why")
-        if set(raw["check"]) != set(SCALES):
-            raise ValueError(f"claim {cid}: give a check for each scale {SCALES}")
-        if cid in claims:
-            raise ValueError(f"claim {cid} is defined twice")
-        checks = {s: _parse_check(cid, s, raw["check"][s]) for s in SCALES}
-        fields = {k: raw[k] for k in ("study", "statement", "source", "status")}
-        claims[cid] = Claim(id=cid, paper=str(raw["paper"]), checks=checks,
-                            note=raw.get("note", ""), **fields)
+        claim = _parse(raw, STUDIES)
+        if claim.id in claims:
+            raise ValueError(f"claim {claim.id} is defined twice")
+        claims[claim.id] = claim
     return claims
 
 
@@ -116,6 +151,29 @@ def parse_claims(text: str) -> dict[str, Claim]:
 def load_claims() -> dict[str, Claim]:
     """Every claim in the package's ``claims.toml``."""
     return parse_claims(CLAIMS_FILE.read_text())
+
+
+@dataclass(frozen=True)
+class NotReproduced:
+    """A paper's result that we do not claim to reproduce, and why (e.g. it needs a model we cannot
+    run): listed beside the claims, never counted among them."""
+
+    id: str
+    study: str
+    statement: str
+    source: str
+    paper: str
+    why: str
+
+
+def load_not_reproduced(text: str | None = None) -> list[NotReproduced]:
+    """The ``[[not_reproduced]]`` entries of ``text`` (default: the package's ``claims.toml``)."""
+    entries = tomllib.loads(CLAIMS_FILE.read_text() if text is None else text).get("not_reproduced", [])
+    fields = {"id", "study", "statement", "source", "paper", "why"}
+    for raw in entries:
+        if set(raw) != fields:
+            raise ValueError(f"not_reproduced {raw.get('id', '<no id>')}: give exactly {sorted(fields)}")
+    return [NotReproduced(**raw) for raw in entries]
 
 
 def study_claims(study: str) -> list[Claim]:

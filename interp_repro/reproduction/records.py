@@ -110,6 +110,15 @@ def record_all(values: Mapping[str, Value], scale: str) -> dict[str, Value]:
     return {claim_id: record(claim_id, v, scale) for claim_id, v in values.items()}
 
 
+def glue_values(values: Mapping[str, Value]) -> dict[str, Value]:
+    """Glue numbers that are not claims (e.g. levels a paper's do not compare with) into the book
+    under their names, without recording them; returns them as plain values."""
+    plain = {name: _plain(v) for name, v in values.items()}
+    for name, value in plain.items():
+        _glue(name, value)
+    return plain
+
+
 def _glue(name: str, value: Value) -> None:
     try:
         from IPython import get_ipython

@@ -1,12 +1,22 @@
 """Claims checked against the record of a run: one outcome per claim, and the tables that show them
-(``interp-repro report``, the book's Reproduction and front pages)."""
+(``interp-repro report``, the book's Reproduction and front pages).
 
+An outcome measures the claim's status from the recorded value (in the paper band or not) and
+passes when that status is the one the registry expects at the scale and the scale's guard, if
+any, holds.
+"""
+
+import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from interp_repro.core.cache import library_fingerprint
 from interp_repro.core.scales import check_scale
-from interp_repro.reproduction.claims import NOT_CHECKED, STATUSES, Claim, Value, load_claims
+from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
 from interp_repro.reproduction.records import load_records
+
+NOT_RUN = "not run"
 
 
 @dataclass(frozen=True)
@@ -18,19 +28,59 @@ class Outcome:
     value: Value | None  # None: not recorded by the current library
 
     @property
+    def status(self) -> str | None:
+        """The measured status (``reproduced`` or ``differs``); None if skipped or not recorded."""
+        if self.scale in self.claim.skipped or self.value is None:
+            return None
+        return self.claim.status(self.value)
+
+    @property
+    def expected(self) -> str | None:
+        """The status the registry expects at this scale (None where the claim is skipped)."""
+        return self.claim.expected.get(self.scale)
+
+    @property
+    def guard(self) -> str:
+        """``pass`` or ``FAIL`` for the scale's guard on our value; ``-`` where there is none or
+        nothing was recorded."""
+        guard = self.claim.guards.get(self.scale)
+        if guard is None or self.value is None:
+            return "-"
+        return "pass" if guard.passes(self.value) else "FAIL"
+
+    @property
     def result(self) -> str:
-        """``pass``, ``FAIL``, ``not run``, or :data:`NOT_CHECKED` where the check is skipped."""
-        if self.claim.checks[self.scale].skip:
+        """``pass`` (the measured status is the expected one and the guard holds), ``FAIL``,
+        ``not run``, or :data:`NOT_CHECKED` where the claim's status is skipped at this scale (its
+        guard still fails the outcome)."""
+        if self.guard == "FAIL":
+            return "FAIL"
+        if self.scale in self.claim.skipped:
             return NOT_CHECKED
         if self.value is None:
-            return "not run"
-        return "pass" if self.claim.checks[self.scale].passes(self.value) else "FAIL"
+            return NOT_RUN
+        return "pass" if self.status == self.expected else "FAIL"
 
     def message(self) -> str:
-        """One line naming the claim, the paper's value, ours and the check."""
-        check = self.claim.checks[self.scale]
-        return (f"{self.claim.id}: paper {self.claim.paper}; ours {_fmt(self.value)} "
-                f"({self.scale} check {check.describe()}: {check.reason}) -> {self.result}")
+        """One line naming the claim, the paper's value and band, ours, the statuses and the guard."""
+        c = self.claim
+        guard = c.guards.get(self.scale)
+        guarded = f"; guard {guard.describe()} ({guard.reason}): {self.guard}" if guard else ""
+        if self.scale in c.skipped:
+            return (f"{c.id}: status {NOT_CHECKED} at {self.scale} ({c.skipped[self.scale]}); "
+                    f"ours {_fmt(self.value)}{guarded} -> {self.result}")
+        return (f"{c.id}: paper {c.paper} (band {c.band.describe()}); ours {_fmt(self.value)} -> "
+                f"{self.status or NOT_RUN}, expected {self.expected} at {self.scale}{guarded} "
+                f"-> {self.result}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The outcome as plain data (``interp-repro report --json``)."""
+        c = self.claim
+        guard = c.guards.get(self.scale)
+        return {"id": c.id, "kind": c.kind, "paper": c.paper, "paper_value": c.paper_value,
+                "paper_band": c.band.describe(), "ours": self.value, "status": self.status,
+                "expected": self.expected, "guard": guard.describe() if guard else None,
+                "guard_result": self.guard if guard else None, "result": self.result}
 
 
 def check_records(scale: str, records: dict | None = None, study: str | None = None,
@@ -61,32 +111,80 @@ def _fmt(value: Value | None) -> str:
     return str(value)
 
 
-REPORT_COLUMNS = ("claim", "source", "paper", "ours", "check", "result", "status")
+REPORT_COLUMNS = ("claim", "kind", "paper", "band", "ours", "status", "expected", "guard", "result")
 
 
 def report_rows(outcomes: list[Outcome]) -> list[tuple[str, ...]]:
     """Rows of the reproduction table, one per outcome, in :data:`REPORT_COLUMNS` order."""
-    return [(o.claim.id, o.claim.source, o.claim.paper, _fmt(o.value),
-             o.claim.checks[o.scale].describe(), o.result, o.claim.status) for o in outcomes]
+    return [(o.claim.id, o.claim.kind, o.claim.paper, o.claim.band.describe(), _fmt(o.value),
+             o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN), o.expected or "-",
+             o.guard, o.result) for o in outcomes]
 
 
 def report_frame(scale: str, records: dict | None = None):
-    """The reproduction table as a pandas DataFrame (used by the book's Reproduction page)."""
+    """The reproduction table as a pandas DataFrame."""
     import pandas as pd
 
     rows = report_rows(check_records(scale, records))
     return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
 
 
-def status_summary():
-    """Claims per study and status (rows: studies in book order; columns: :data:`STATUSES`), as a
-    pandas DataFrame; used by the book's front page."""
+def claim_pages(book: Path) -> dict[str, str]:
+    """Each claim's chapter, as a path relative to ``book`` without suffix: the first chapter whose
+    text names the claim (it glues the value), else the one naming a claim of the same study whose id
+    shares the longest prefix with it."""
+    pages = {p.relative_to(book).with_suffix("").as_posix(): p.read_text()
+             for p in sorted(book.glob("*/*.md"))}
+    named = {cid: next((page for page, text in pages.items() if cid in text), None) for cid in load_claims()}
+    found = {cid: page for cid, page in named.items() if page}
+    for cid, page in named.items():
+        if page is None:
+            kin = [k for k in found if k.split(".")[0] == cid.split(".")[0]]
+            if kin:
+                named[cid] = found[max(kin, key=lambda k: len(os.path.commonprefix([k, cid])))]
+    return {cid: page for cid, page in named.items() if page}
+
+
+COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "FAIL": "#f8d7da"}
+"""Background of a status or result cell on the Reproduction page."""
+
+
+def study_table(scale: str, study: str, book: Path, records: dict | None = None):
+    """One study's claims for the Reproduction page, as a pandas Styler: each claim linked to its
+    chapter, the paper's value and band, ours, the measured status (coloured) and the check's
+    result (with the expected status where they differ), narrow enough for a laptop screen."""
+    import pandas as pd
+
+    pages = claim_pages(book)
+    rows = []
+    for o in check_records(scale, records, study=study):
+        cid = o.claim.id
+        name = cid.removeprefix(study + ".")
+        link = f'<a href="{pages[cid]}.html">{name}</a>' if cid in pages else name
+        result = o.result if o.result != "FAIL" or o.guard == "FAIL" else f"FAIL (expected {o.expected})"
+        rows.append({"claim": link, "kind": o.claim.kind,
+                     "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": _fmt(o.value),
+                     "status": o.status or "-", "result": result})
+    table = pd.DataFrame(rows)
+
+    def colour(value: str) -> str:
+        key = "FAIL" if value.startswith("FAIL") else value
+        return f"background-color: {COLOURS[key]}" if key in COLOURS else ""
+
+    return table.style.hide(axis="index").map(colour, subset=["status", "result"])
+
+
+def status_summary(scale: str, records: dict | None = None):
+    """Measured statuses at ``scale``, per study (rows, in book order) and kind: one column per
+    (kind, status), with ``not run`` and ``not checked`` counted apart; a pandas DataFrame for the
+    book's front page."""
     import pandas as pd
 
     from interp_repro import STUDIES
 
-    table = pd.DataFrame(0, index=list(STUDIES), columns=list(STATUSES))
-    for claim in load_claims().values():
-        table.loc[claim.study, claim.status] += 1
-    table["claims"] = table.sum(axis=1)
-    return table
+    columns = [(kind, s) for kind in KINDS for s in (*STATUSES, NOT_RUN, NOT_CHECKED)]
+    table = pd.DataFrame(0, index=list(STUDIES), columns=pd.MultiIndex.from_tuples(columns))
+    for o in check_records(scale, records):
+        measured = o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
+        table.loc[o.claim.study, (o.claim.kind, measured)] += 1
+    return table.loc[:, (table != 0).any()]
