@@ -7,6 +7,7 @@ from chapters import ROOT
 
 from interp_repro import STUDIES
 from interp_repro.core.cache import library_fingerprint
+from interp_repro.reproduction import claims as claims_mod
 from interp_repro.reproduction import report as report_mod
 from interp_repro.reproduction.claims import (
     CLAIMS_FILE,
@@ -54,6 +55,23 @@ band = { max = 3, reason = "r" }
 expected = { book = "reproduced", paper = "reproduced" }
 skip = { ci = "no power at ci" }
 """
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+
+
+@pytest.fixture
+def toy_claims(tmp_path, monkeypatch):
+    """A registry of the two test claims in a temporary directory, loaded in place of the package's."""
+    registry = tmp_path / "claims.toml"
+    registry.write_text(VALID + SECOND)
+    monkeypatch.setattr(claims_mod, "CLAIMS_FILE", registry)
+    load_claims.cache_clear()
+    yield load_claims()
+    load_claims.cache_clear()
 
 
 # --- parse_claims -----------------------------------------------------------------------------
