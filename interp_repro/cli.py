@@ -17,8 +17,8 @@ from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
-from interp_repro.reproduction.records import check_record_path, record_all, record_path, resolve_env_paths
-from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, report_rows
+from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
+from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
 from interp_repro.studies import fill_cache
 
 DESCRIPTION = """\

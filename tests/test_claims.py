@@ -267,6 +267,15 @@ def test_report_rows_and_json_one_per_claim(toy_claims):
         "result": "pass"}
 
 
+def test_a_chapter_shows_a_differing_claim_with_both_values_and_its_status(toy_claims):
+    recorded = report_mod.record_all({CID: 0.7123456}, "book")
+    assert recorded == {CID: 0.7123456} and check_records("book")[0].value == 0.7123456
+    page = recorded._repr_html_()
+    assert "0.7123" in page and "0.9 (in [0.8, 1])" in page  # ours beside the paper's
+    assert "differs" in page and "a tiny model at ci" in page and "FAIL" in page  # book expects reproduced
+    assert "differs" not in report_mod.record_all({CID: 0.85}, "book")._repr_html_()
+
+
 # --- the shipped claims file ------------------------------------------------------------------
 
 

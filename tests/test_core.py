@@ -21,7 +21,8 @@ from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_sca
 from interp_repro.core.seeding import numpy_rng, torch_generator
 from interp_repro.core.validate import check_fraction, check_positive_int
 from interp_repro.reproduction.claims import load_claims
-from interp_repro.reproduction.records import load_records, record, record_all, record_path
+from interp_repro.reproduction.records import load_records, record, record_path
+from interp_repro.reproduction.report import record_all
 
 
 @pytest.fixture(autouse=True)

@@ -342,6 +342,20 @@ attenuation law (ours). erf nearly preserves alpha, and at ci width its end gap 
 0.015, so 0.05 leaves a margin of three times that."""
 
 
+def anti_abstraction_config(scale: str) -> NonlinearConfig:
+    """The paper's setting for ReLU anti-abstraction: very noisy inputs (``nu_x`` = 0.9, within-class
+    noise 1), a clean target (``nu_y`` = 0), erf beside ReLU."""
+    return NonlinearConfig.preset(scale, nu_x=0.9, nu_y=0.0, noise_x=1.0, n_per_class=10, d_in=16,
+                                  activations=("erf", "relu"))
+
+
+def anti_abstraction_claims(res: Arrays) -> dict[str, Any]:
+    """The ReLU layer's pre-activation alpha at the end of training in the anti-abstraction setting
+    (the paper: towards -1 despite a clean target). Pre-activations, because the attenuation law
+    (|alpha_post| <= |alpha_pre|) makes them the first to show it."""
+    return {"abstraction.relu_anti_abstraction": float(res["pre__relu"][-1])}
+
+
 def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
     (noise-free data)."""
@@ -396,7 +410,8 @@ def _configs(scale: str) -> dict[str, Any]:
     """Every experiment's config at ``scale``, by experiment name."""
     return {"linear": LinearConfig.preset(scale), "kappa": KappaConfig.preset(scale),
             "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
-            "nonlinear": NonlinearConfig.preset(scale), "ablation": AblationConfig.preset(scale)}
+            "nonlinear": NonlinearConfig.preset(scale), "anti_abstraction": anti_abstraction_config(scale),
+            "ablation": AblationConfig.preset(scale)}
 
 
 def jobs(scale: str) -> list[Job]:
@@ -404,7 +419,7 @@ def jobs(scale: str) -> list[Job]:
     cfg = _configs(scale)
     return [Job(run_linear, (cfg["linear"],)), Job(run_depth, (cfg["depth"],)),
             Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
-            Job(run_ablation, (cfg["ablation"],))]
+            Job(run_nonlinear, (cfg["anti_abstraction"],)), Job(run_ablation, (cfg["ablation"],))]
 
 
 def run_all(scale: str) -> dict[str, Any]:
@@ -420,5 +435,6 @@ def run_all(scale: str) -> dict[str, Any]:
     claims |= depth_claims(run_depth(cfg["depth"]))
     claims |= kernel_claims(run_kernels(cfg["kernels"]))
     claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]), cfg["nonlinear"].activations)
+    claims |= anti_abstraction_claims(run_nonlinear(cfg["anti_abstraction"]))
     claims |= ablation_claims(run_ablation(cfg["ablation"]))
     return claims

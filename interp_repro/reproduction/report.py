@@ -6,7 +6,9 @@ passes when that status is the one the registry expects at the scale and the sca
 any, holds.
 """
 
+import html
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from typing import Any
 from interp_repro.core.cache import library_fingerprint
 from interp_repro.core.scales import check_scale
 from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
-from interp_repro.reproduction.records import load_records
+from interp_repro.reproduction.records import load_records, record
 
 NOT_RUN = "not run"
 
@@ -188,3 +190,40 @@ def status_summary(scale: str, records: dict | None = None):
         measured = o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
         table.loc[o.claim.study, (o.claim.kind, measured)] += 1
     return table.loc[:, (table != 0).any()]
+
+
+class RecordedClaims(dict):
+    """Claim values a chapter recorded ({claim id: value}); a notebook shows them as a table of our
+    value beside the paper's, with the measured status, so that a differing claim says so where its
+    figure is."""
+
+    def __init__(self, values: Mapping[str, Value], scale: str):
+        super().__init__(values)
+        self.scale = scale
+
+    def outcomes(self) -> list[Outcome]:
+        """One outcome per recorded claim, at the recording scale."""
+        claims = load_claims()
+        return [Outcome(claims[cid], self.scale, value) for cid, value in self.items()]
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for o in self.outcomes():
+            status = o.status or NOT_CHECKED
+            differs = status == STATUSES[1]
+            note = f"<br><small>{html.escape(o.claim.note)}</small>" if differs and o.claim.note else ""
+            colour = COLOURS.get("FAIL" if o.result == "FAIL" else status, "")
+            rows.append(f"<tr><td><code>{html.escape(o.claim.id)}</code><br><small>"
+                        f"{html.escape(o.claim.statement)}</small></td><td>{_fmt(o.value)}</td>"
+                        f"<td>{html.escape(o.claim.paper)} ({html.escape(o.claim.band.describe())})</td>"
+                        f'<td style="background-color: {colour}">{status}{note}</td>'
+                        f"<td>{o.result}</td></tr>")
+        head = "".join(f"<th>{h}</th>" for h in ("claim", "ours", "paper (band)",
+                                                   f"status at {self.scale}", "check"))
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def record_all(values: Mapping[str, Value], scale: str) -> RecordedClaims:
+    """Record every (claim id, value) pair of ``values`` (see :func:`record`); returns them as plain
+    values, which a notebook shows beside the paper's with the measured status."""
+    return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale)

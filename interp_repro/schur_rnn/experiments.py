@@ -314,7 +314,13 @@ def run_copy(cfg: CopyConfig) -> CopyResults:
     return CopyResults(grid, sweep, alphas, cfg.headline, asdict(cfg))
 
 
-def profile_holds(accuracy: np.ndarray, tol: float = 0.01, drop: float = 0.05) -> bool:
+PROFILE_TOL = 0.01
+"""Largest accuracy gap between two ablations that differ only by T_CC for the profile to hold."""
+PROFILE_DROP = 0.05
+"""Smallest accuracy drop below the full model of -T_RR and of -T_C->R for the profile to hold."""
+
+
+def profile_holds(accuracy: np.ndarray, tol: float = PROFILE_TOL, drop: float = PROFILE_DROP) -> bool:
     """The paper's profile shape for a seed-mean accuracy vector (8,) in :data:`SUBSETS` order: every
     pair that differs only by T_CC within ``tol``; -T_RR and -T_C->R each at least ``drop`` below
     full; every subset with -T_C->R below every subset without it (ours, from Figure 1's reading)."""
