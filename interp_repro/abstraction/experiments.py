@@ -134,6 +134,70 @@ def terminal_grid(n: int = 100) -> Arrays:
     return {"nu": nu, "alpha": terminal_abstraction(nu[:, None], nu[None, :])}
 
 
+@dataclass(frozen=True)
+class TerminalGridConfig(Preset):
+    """Two-layer linear networks (ridge readout) trained over a grid of (nu_x, nu_y), every pair of
+    ``nus``: the terminal law away from a single point, and "perfect abstraction if and only if the
+    input or the target is noiseless" (Yang, Saxe, Latham 2026, terminal law)."""
+
+    nus: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75)
+    lam: float = 1.0
+    n_per_class: int = 2
+    d_in: int = 8
+    d_out: int = 6
+    kappa: float = 1.0
+    width: int = 512
+    lr: float = 0.2
+    steps: int = 8000
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(width=256), "book": dict(),
+                         "paper": dict(nus=(0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9), width=2048,
+                                       steps=40_000)}
+
+    def __post_init__(self):
+        if not self.nus:
+            raise ValueError("nus must hold at least one value")
+        check_nu("nus", self.nus)
+        for name in ("n_per_class", "width", "steps"):
+            check_positive_int(name, getattr(self, name))
+        for name in ("kappa", "lr", "lam"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+
+
+def run_terminal_grid(cfg: TerminalGridConfig) -> Arrays:
+    """``alpha``: each network's alpha at the end of training, ``law``: the terminal law, both
+    (len(nus), len(nus)) with rows nu_x and columns nu_y; ``nus``."""
+    def compute() -> Arrays:
+        nus = np.array(cfg.nus)
+        alpha = np.empty((nus.size, nus.size))
+        for i, nu_x in enumerate(nus):
+            for j, nu_y in enumerate(nus):
+                data = two_factor_data(nu_x, nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                                       d_out=cfg.d_out, seed=cfg.seed)
+                run = train_linear(data, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam, seed=cfg.seed + 1)
+                alpha[i, j] = run.alpha[-1]
+        return {"nus": nus, "alpha": alpha, "law": terminal_abstraction(nus[:, None], nus[None, :])}
+    return cached("abstraction/terminal_grid", cfg, compute)
+
+
+PERFECT_TOL = 0.05
+"""A network within this of alpha = 1 counts as perfectly abstract (ours: alpha approaches 1 only
+slowly, so a noiseless cell still sits about 0.02 below it after ``steps``)."""
+
+
+def terminal_grid_claims(res: Arrays) -> dict[str, Any]:
+    """The terminal law on the noisy cells (nu_x nu_y > 0; on the noiseless ones alpha approaches 1
+    without reaching it in finite time), and whether exactly the cells with a noiseless input or
+    target end within :data:`PERFECT_TOL` of perfect abstraction."""
+    noiseless = (res["nus"][:, None] == 0) | (res["nus"][None, :] == 0)
+    return {
+        "abstraction.terminal_grid_max_gap": float(np.abs(res["alpha"] - res["law"])[~noiseless].max()),
+        "abstraction.perfect_iff_noiseless": bool(np.array_equal(res["alpha"] >= 1 - PERFECT_TOL, noiseless)),
+    }
+
+
 # --- initialisation scale ----------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -408,7 +472,8 @@ def ablation_levels(res: Arrays) -> dict[str, float]:
 
 def _configs(scale: str) -> dict[str, Any]:
     """Every experiment's config at ``scale``, by experiment name."""
-    return {"linear": LinearConfig.preset(scale), "kappa": KappaConfig.preset(scale),
+    return {"linear": LinearConfig.preset(scale), "terminal_grid": TerminalGridConfig.preset(scale),
+            "kappa": KappaConfig.preset(scale),
             "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
             "nonlinear": NonlinearConfig.preset(scale), "anti_abstraction": anti_abstraction_config(scale),
             "ablation": AblationConfig.preset(scale)}
@@ -417,7 +482,8 @@ def _configs(scale: str) -> dict[str, Any]:
 def jobs(scale: str) -> list[Job]:
     """The study's independent trained experiments at ``scale`` (the kappa sweep is closed-form)."""
     cfg = _configs(scale)
-    return [Job(run_linear, (cfg["linear"],)), Job(run_depth, (cfg["depth"],)),
+    return [Job(run_linear, (cfg["linear"],)), Job(run_terminal_grid, (cfg["terminal_grid"],)),
+            Job(run_depth, (cfg["depth"],)),
             Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
             Job(run_nonlinear, (cfg["anti_abstraction"],)), Job(run_ablation, (cfg["ablation"],))]
 
@@ -431,6 +497,7 @@ def run_all(scale: str) -> dict[str, Any]:
     cfg = _configs(scale)
     claims: dict[str, Any] = {}
     claims |= linear_claims(run_linear(cfg["linear"]))
+    claims |= terminal_grid_claims(run_terminal_grid(cfg["terminal_grid"]))
     claims |= kappa_claims(run_kappa(cfg["kappa"]))
     claims |= depth_claims(run_depth(cfg["depth"]))
     claims |= kernel_claims(run_kernels(cfg["kernels"]))

@@ -342,6 +342,7 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
         "schur_rnn.copy_cc_pairs_gap": float(max(abs(acc[i] - acc[i + 1]) for i in range(0, 8, 2))),
         "schur_rnn.copy_rr_accuracy": float(acc[2]),
         "schur_rnn.copy_cr_accuracy": float(acc[4]),
+        "schur_rnn.copy_all_removed_accuracy": float(acc[7]),
         "schur_rnn.copy_rr_drop": float(acc[0] - acc[2]),
         "schur_rnn.copy_cr_drop": float(acc[0] - acc[4]),
         "schur_rnn.copy_cr_lowest": bool(max(with_cr) < min(without_cr)),
