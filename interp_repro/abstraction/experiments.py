@@ -151,7 +151,7 @@ class TerminalGridConfig(Preset):
     steps: int = 8000
     seed: int = 0
 
-    PRESETS: ClassVar = {"ci": dict(width=256), "book": dict(),
+    PRESETS: ClassVar = {"ci": dict(nus=(0.0, 0.25, 0.75), width=256), "book": dict(),
                          "paper": dict(nus=(0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9), width=2048,
                                        steps=40_000)}
 

@@ -210,14 +210,17 @@ class RecordedClaims(dict):
         rows = []
         for o in self.outcomes():
             status = o.status or NOT_CHECKED
-            differs = status == STATUSES[1]
-            note = f"<br><small>{html.escape(o.claim.note)}</small>" if differs and o.claim.note else ""
+            if status == STATUSES[1] and o.claim.note:
+                why = f"<br><em>Why it differs: {html.escape(o.claim.note)}</em>"
+            elif self.scale in o.claim.skipped:
+                why = f"<br><em>Not checked here: {html.escape(o.claim.skipped[self.scale])}</em>"
+            else:
+                why = ""
             colour = COLOURS.get("FAIL" if o.result == "FAIL" else status, "")
             rows.append(f"<tr><td><code>{html.escape(o.claim.id)}</code><br><small>"
-                        f"{html.escape(o.claim.statement)}</small></td><td>{_fmt(o.value)}</td>"
+                        f"{html.escape(o.claim.statement)}{why}</small></td><td>{_fmt(o.value)}</td>"
                         f"<td>{html.escape(o.claim.paper)} ({html.escape(o.claim.band.describe())})</td>"
-                        f'<td style="background-color: {colour}">{status}{note}</td>'
-                        f"<td>{o.result}</td></tr>")
+                        f'<td style="background-color: {colour}">{status}</td><td>{o.result}</td></tr>')
         head = "".join(f"<th>{h}</th>" for h in ("claim", "ours", "paper (band)",
                                                    f"status at {self.scale}", "check"))
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

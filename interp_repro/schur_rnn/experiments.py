@@ -255,8 +255,9 @@ class CopyConfig(Recipe, Preset):
     headline: tuple[str, int] = ("orthogonal", 72)
 
     PRESETS: ClassVar = {
-        # ci: only the units the claims read (the headline and Cayley), 2 of book's 12 units
-        "ci": dict(seeds=2, constructions=("orthogonal", "cayley"), n_hiddens=(72,), sweep_n_hiddens=(72,)),
+        # ci: only the headline unit, 1 of book's 12; a Cayley copy unit would cost as much again for a
+        # sanity claim that holds by construction (its normality is unit-tested; book trains it)
+        "ci": dict(seeds=2, constructions=("orthogonal",), n_hiddens=(72,), sweep_n_hiddens=(72,)),
         "book": dict(),
         "paper": dict(seeds=10),
     }
