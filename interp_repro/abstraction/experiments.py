@@ -128,6 +128,22 @@ def linear_claims(res: Arrays) -> dict[str, Any]:
     }
 
 
+RICH_KAPPA = 0.01
+"""The small initialisation scale at which a trained network shows the rich regime (ours)."""
+
+
+def rich_config(scale: str) -> LinearConfig:
+    """The linear network of :class:`LinearConfig` from a small initialisation (kappa =
+    :data:`RICH_KAPPA`): the rich regime, trained rather than solved."""
+    return LinearConfig.preset(scale, kappa=RICH_KAPPA)
+
+
+def rich_claims(res: Arrays) -> dict[str, Any]:
+    """The highest alpha a network trained from a small initialisation reaches (the paper: near 1,
+    in a long metastable phase, before it decays to alpha_inf)."""
+    return {"abstraction.rich_trained_max_alpha": float(res["alpha"].max())}
+
+
 def terminal_grid(n: int = 100) -> Arrays:
     """The terminal law over an n x n grid of (nu_x, nu_y) in [0, 1]^2 (rows nu_x, columns nu_y)."""
     nu = np.linspace(0, 1, check_positive_int("n", n))
@@ -472,7 +488,8 @@ def ablation_levels(res: Arrays) -> dict[str, float]:
 
 def _configs(scale: str) -> dict[str, Any]:
     """Every experiment's config at ``scale``, by experiment name."""
-    return {"linear": LinearConfig.preset(scale), "terminal_grid": TerminalGridConfig.preset(scale),
+    return {"linear": LinearConfig.preset(scale), "rich": rich_config(scale),
+            "terminal_grid": TerminalGridConfig.preset(scale),
             "kappa": KappaConfig.preset(scale),
             "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
             "nonlinear": NonlinearConfig.preset(scale), "anti_abstraction": anti_abstraction_config(scale),
@@ -482,7 +499,8 @@ def _configs(scale: str) -> dict[str, Any]:
 def jobs(scale: str) -> list[Job]:
     """The study's independent trained experiments at ``scale`` (the kappa sweep is closed-form)."""
     cfg = _configs(scale)
-    return [Job(run_linear, (cfg["linear"],)), Job(run_terminal_grid, (cfg["terminal_grid"],)),
+    return [Job(run_linear, (cfg["linear"],)), Job(run_linear, (cfg["rich"],)),
+            Job(run_terminal_grid, (cfg["terminal_grid"],)),
             Job(run_depth, (cfg["depth"],)),
             Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
             Job(run_nonlinear, (cfg["anti_abstraction"],)), Job(run_ablation, (cfg["ablation"],))]
@@ -497,6 +515,7 @@ def run_all(scale: str) -> dict[str, Any]:
     cfg = _configs(scale)
     claims: dict[str, Any] = {}
     claims |= linear_claims(run_linear(cfg["linear"]))
+    claims |= rich_claims(run_linear(cfg["rich"]))
     claims |= terminal_grid_claims(run_terminal_grid(cfg["terminal_grid"]))
     claims |= kappa_claims(run_kappa(cfg["kappa"]))
     claims |= depth_claims(run_depth(cfg["depth"]))
