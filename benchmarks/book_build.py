@@ -3,9 +3,11 @@
 First every study's jobs at the scale run in one pool (``studies.fill_cache``), which keeps every
 core busy and times each job; then jupyter-book executes each page, reading what the pool cached.
 
-A cold build starts from an empty results cache (every model trained); a warm one computes nothing
-(every chapter still re-executes and redraws from the cache). ``make book`` builds through this
-script; the Benchmarks page shows the latest build of each kind and their ratio.
+The build fails (exit 1) when a claim's outcome at the built scale fails: its measured status is not
+the one ``claims.toml`` expects, or its guard fails; the HTML is written first, so the Reproduction
+page shows which. A cold build starts from an empty results cache (every model trained); a warm one
+computes nothing (every chapter still re-executes and redraws from the cache). ``make book`` builds
+through this script; the Benchmarks page shows the latest build of each kind and their ratio.
 
 Usage: ``python benchmarks/book_build.py [jupyter-book build arguments ...]`` (default: ``. --all -W -n
 --keep-going``); the scale is ``$INTERP_REPRO_SCALE`` (default ``book``).
@@ -18,7 +20,9 @@ import time
 from pathlib import Path
 
 from interp_repro.benchmarks import record_book_build
-from interp_repro.core import cache_dir, default_scale, resolve_env_paths
+from interp_repro.core import cache_dir, default_scale
+from interp_repro.reproduction import resolve_env_paths
+from interp_repro.reproduction.report import NOT_RUN, check_records
 from interp_repro.studies import fill_cache
 
 
@@ -37,7 +41,20 @@ def main() -> int:
         build = record_book_build(time.perf_counter() - start, default_scale(), before, entries(),
                                   studies)
         print(f"book built in {build['seconds']:.0f} s ({build['kind']}, scale {build['scale']})")
+        code = check_claims(default_scale())
     return code
+
+
+def check_claims(scale: str) -> int:
+    """1 if a claim's outcome at ``scale`` failed (its measured status is not the expected one, or its
+    guard failed) or no chapter recorded it; the HTML is written either way, so the reader sees it."""
+    bad = [o for o in check_records(scale) if o.result in ("FAIL", NOT_RUN)]
+    for o in bad:
+        print(f"claim {o.result}: {o.message()}", file=sys.stderr)
+    if bad:
+        print(f"{len(bad)} claims failed or were not recorded at scale {scale}: "
+              "see the Reproduction page", file=sys.stderr)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from interp_repro.benchmarks import RESULTS, comparison, write_result
 from interp_repro.core.cache import CACHE_ENV
 from interp_repro.core.parallel import WORKERS_ENV
 from interp_repro.core.progress import QUIET_ENV
-from interp_repro.core.records import RECORD_ENV
+from interp_repro.reproduction.records import RECORD_ENV
 
 
 def cold_run(study: str, workers: int) -> float:

@@ -5,18 +5,20 @@ An expected error (a bad setting, path or address) is one line on stderr and exi
 
 import argparse
 import importlib
+import json
 import os
 import sys
 from pathlib import Path
 
 from interp_repro import STUDIES, __version__
-from interp_repro.claims import NOT_CHECKED, REPORT_COLUMNS, Outcome, check_records, load_claims, report_rows
-from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale, record_all
+from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale
 from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
-from interp_repro.core.records import check_record_path, record_path, resolve_env_paths
+from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
+from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
+from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
 from interp_repro.studies import fill_cache
 
 DESCRIPTION = """\
@@ -154,13 +156,16 @@ def cmd_chapter(args) -> int:
 
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
+    if args.json:
+        print(json.dumps([o.as_dict() for o in outcomes], indent=1))
     if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
         print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
               f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "
               "first", file=sys.stderr)
         return 1
-    print(f"reproduction report, scale {args.scale}")
-    print(_table(report_rows(outcomes), REPORT_COLUMNS))
+    if not args.json:
+        print(f"reproduction report, scale {args.scale}")
+        print(_table(report_rows(outcomes), REPORT_COLUMNS))
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
 
 
@@ -213,9 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
     chap.add_argument("--out", type=Path, default=None,
                       help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
     chap.add_argument("--quiet", action="store_true", help="no progress bars")
-    rep = _command(sub, "report", "claims, paper values, ours and status", cmd_report)
+    rep = _command(sub, "report", "claims: the paper's value and band, ours, the measured and the expected "
+                   "status; exit 1 when an outcome fails or nothing is recorded", cmd_report)
     rep.add_argument("--scale", type=_scale, default=None, help=scale_help)
     rep.add_argument("--study", type=_study, default=None)
+    rep.add_argument("--json", action="store_true",
+                     help="print one object per claim: id, kind, paper value and band, ours, measured "
+                          "and expected status, guard and result")
     cache = _command(sub, "cache", "the size of the results cache, or prune it", cmd_cache)
     what = cache.add_mutually_exclusive_group(required=True)
     what.add_argument("--size", action="store_true", help="entries and megabytes per study")

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from chapters import ROOT
 
-from interp_repro.core import cache_dir, resolve_env_paths
+from interp_repro.core import cache_dir
 from interp_repro.core.parallel import WORKER_ENV
+from interp_repro.reproduction import resolve_env_paths
 from interp_repro.studies import fill_cache
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel

@@ -231,3 +231,25 @@ def test_ablation_table_shapes_and_learning():
 def test_bad_inputs_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_terminal_grid_claims_read_the_noisy_cells_and_the_noiseless_ones():
+    from interp_repro.abstraction.experiments import terminal_grid_claims
+
+    nus = np.array([0.0, 0.5])
+    law = terminal_abstraction(nus[:, None], nus[None, :])
+    alpha = law + np.array([[-0.02, -0.03], [-0.04, 0.01]])  # noiseless cells below 1, as trained
+    claims = terminal_grid_claims({"nus": nus, "alpha": alpha, "law": law})
+    assert claims["abstraction.terminal_grid_max_gap"] == pytest.approx(0.01)
+    assert claims["abstraction.perfect_iff_noiseless"] is True
+    alpha[0, 1] = 0.9  # a noiseless cell that stalls far from perfect
+    assert terminal_grid_claims({"nus": nus, "alpha": alpha, "law": law})[
+        "abstraction.perfect_iff_noiseless"] is False
+
+
+@pytest.mark.parametrize(("field", "value"), [("nus", ()), ("nus", (0.0, 1.5)), ("width", 0), ("lr", -1.0)])
+def test_terminal_grid_config_names_a_bad_field(field, value):
+    from interp_repro.abstraction.experiments import TerminalGridConfig
+
+    with pytest.raises(ValueError, match=field):
+        TerminalGridConfig(**{field: value})

@@ -1,62 +1,59 @@
-"""Unit tests for interp_repro.claims: parsing claims.toml, checks, and the reproduction report."""
+"""Unit tests for interp_repro.reproduction: parsing claims.toml, checks, and the reproduction report."""
 
 import tomllib
 
 import pytest
+from chapters import ROOT
 
-import interp_repro.claims as claims_mod
 from interp_repro import STUDIES
-from interp_repro.claims import (
+from interp_repro.core.cache import library_fingerprint
+from interp_repro.reproduction import claims as claims_mod
+from interp_repro.reproduction import report as report_mod
+from interp_repro.reproduction.claims import (
     CLAIMS_FILE,
-    REPORT_COLUMNS,
-    STATUSES,
-    Check,
-    check_records,
+    KINDS,
+    NOT_CHECKED,
+    Bounds,
     load_claims,
+    load_not_reproduced,
     parse_claims,
+)
+from interp_repro.reproduction.records import record
+from interp_repro.reproduction.report import (
+    REPORT_COLUMNS,
+    check_records,
+    claim_pages,
     report_rows,
     status_summary,
-    study_claims,
 )
-from interp_repro.core.cache import library_fingerprint
-from interp_repro.core.records import record
 
 CID = "superposition.toy"
 VALID = f"""
 [[claims]]
 id = "{CID}"
 study = "superposition"
+kind = "reproduction"
 statement = "Sparse features end up in superposition."
 source = "Elhage et al. 2022, fig. 2"
 paper = "0.9"
-status = "reproduced"
-
-[claims.check.ci]
-min = 0.5
-reason = "tiny model"
-
-[claims.check.book]
-min = 0.8
-max = 1.0
-reason = "book size"
-
-[claims.check.paper]
-equals = true
-reason = "full size"
+paper_value = 0.9
+band = {{ min = 0.8, max = 1.0, reason = "the paper's 0.9 within 0.1" }}
+expected = {{ ci = "differs", book = "reproduced", paper = "reproduced" }}
+guard.ci = {{ min = 0.5, reason = "ours at ci: a tiny model" }}
+note = "a tiny model at ci"
 """
 
 SECOND = """
 [[claims]]
 id = "superposition.second"
 study = "superposition"
+kind = "sanity"
 statement = "Another claim."
-source = "Elhage et al. 2022, fig. 3"
-paper = "about 3"
-status = "partial"
-note = "only roughly"
-check.ci = { max = 3, reason = "r" }
-check.book = { max = 3, reason = "r" }
-check.paper = { max = 3, reason = "r" }
+source = "ours"
+paper = "at most 3"
+band = { max = 3, reason = "r" }
+expected = { book = "reproduced", paper = "reproduced" }
+skip = { ci = "no power at ci" }
 """
 
 
@@ -67,11 +64,14 @@ def isolated_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def toy_claims(monkeypatch):
-    """Make load_claims() return the two test claims, whatever claims.toml holds."""
-    claims = parse_claims(VALID + SECOND)
-    monkeypatch.setattr(claims_mod, "load_claims", lambda: claims)
-    return claims
+def toy_claims(tmp_path, monkeypatch):
+    """A registry of the two test claims in a temporary directory, loaded in place of the package's."""
+    registry = tmp_path / "claims.toml"
+    registry.write_text(VALID + SECOND)
+    monkeypatch.setattr(claims_mod, "CLAIMS_FILE", registry)
+    load_claims.cache_clear()
+    yield load_claims()
+    load_claims.cache_clear()
 
 
 # --- parse_claims -----------------------------------------------------------------------------
@@ -81,39 +81,38 @@ def test_parse_valid_claims():
     claims = parse_claims(VALID + SECOND)
     assert list(claims) == [CID, "superposition.second"]
     toy = claims[CID]
-    assert (toy.study, toy.paper, toy.status) == ("superposition", "0.9", "reproduced")
-    assert toy.note == ""
-    assert toy.checks["ci"] == Check(reason="tiny model", min=0.5)
-    assert toy.checks["book"] == Check(reason="book size", min=0.8, max=1.0)
-    assert toy.checks["paper"].equals is True
-    assert claims["superposition.second"].note == "only roughly"
+    assert (toy.study, toy.kind, toy.paper, toy.paper_value) == ("superposition", "reproduction", "0.9", 0.9)
+    assert toy.band == Bounds("the paper's 0.9 within 0.1", min=0.8, max=1.0)
+    assert toy.expected == {"ci": "differs", "book": "reproduced", "paper": "reproduced"}
+    assert toy.guards == {"ci": Bounds("ours at ci: a tiny model", min=0.5)} and toy.skipped == {}
+    second = claims["superposition.second"]
+    assert second.skipped == {"ci": "no power at ci"} and "ci" not in second.expected
+    assert second.note == "" and second.paper_value is None
 
 
 def test_parse_empty_text_gives_no_claims():
     assert parse_claims("") == {}
 
 
-def _drop_table(text, header):
-    """Remove a [table] and its lines up to the next blank line."""
-    start = text.index(header)
-    return text[:start] + text[text.index("\n\n", start) + 2:]
-
-
 BROKEN = {
     "missing field": VALID.replace('source = "Elhage et al. 2022, fig. 2"\n', ""),
-    "unknown field": VALID.replace('status = "reproduced"', 'status = "reproduced"\nowner = "x"'),
+    "unknown field": VALID.replace('kind = "reproduction"', 'kind = "reproduction"\nowner = "x"'),
     "unknown study": VALID.replace('study = "superposition"', 'study = "circuits"'),
     "id not prefixed": VALID.replace(f'id = "{CID}"', 'id = "toy"'),
-    "bad status": VALID.replace('status = "reproduced"', 'status = "maybe"'),
-    "no note": VALID.replace('status = "reproduced"', 'status = "differs"'),
-    "missing scale": _drop_table(VALID, "[claims.check.book]"),
-    "extra scale": VALID + '[claims.check.huge]\nmin = 1\nreason = "r"\n',
-    "no bound": VALID.replace("equals = true\n", ""),
-    "no reason": VALID.replace('reason = "tiny model"\n', ""),
+    "bad kind": VALID.replace('kind = "reproduction"', 'kind = "guess"'),
+    "bad status": VALID.replace('ci = "differs"', 'ci = "partial"'),
+    "differs without a note": VALID.replace('note = "a tiny model at ci"\n', ""),
+    "missing scale": VALID.replace('ci = "differs", ', ""),
+    "extra scale": VALID.replace('paper = "reproduced" }', 'paper = "reproduced", huge = "reproduced" }'),
+    "expected and skipped": VALID + "",
+    "band excludes its paper value": VALID.replace("paper_value = 0.9", "paper_value = 0.7"),
+    "band without a bound": VALID.replace("min = 0.8, max = 1.0, ", ""),
+    "band without a reason": VALID.replace(', reason = "the paper\'s 0.9 within 0.1"', ""),
+    "guard at an unknown scale": VALID.replace("guard.ci", "guard.huge"),
+    "empty skip": VALID.replace('ci = "differs", ', "").replace("guard.ci", 'skip = { ci = "" }\nguard.ci'),
     "duplicate id": VALID + VALID,
-    "skip with bounds": VALID.replace('min = 0.5\nreason = "tiny model"', 'min = 0.5\nskip = "tiny model"'),
-    "empty skip": VALID.replace('min = 0.5\nreason = "tiny model"', 'skip = ""'),
 }
+BROKEN["expected and skipped"] = VALID.replace("guard.ci", 'skip = { ci = "why" }\nguard.ci')
 
 
 @pytest.mark.parametrize("case", BROKEN)
@@ -124,36 +123,76 @@ def test_parse_rejects_naming_the_claim(case):
         parse_claims(BROKEN[case])
 
 
-def test_parse_accepts_non_reproduced_with_note():
-    text = VALID.replace('status = "reproduced"', 'status = "differs"\nnote = "smaller model"')
-    assert parse_claims(text)[CID].note == "smaller model"
+def test_a_band_that_excludes_its_own_paper_value_is_refused_when_the_registry_loads():
+    with pytest.raises(ValueError, match="excludes the paper's own value 0.7"):
+        parse_claims(VALID.replace("paper_value = 0.9", "paper_value = 0.7"))
 
 
-def test_a_skipped_check_is_not_checked_whatever_is_recorded():
-    text = VALID.replace('min = 0.5\nreason = "tiny model"', 'skip = "no power at this size"')
-    claims = parse_claims(text)
-    check = claims[CID].checks["ci"]
-    assert check.skip and check.reason == "no power at this size" and check.describe() == "not checked"
-    for value in (None, 0.0, 1e9):
-        assert claims_mod.Outcome(claims[CID], "ci", value).result == claims_mod.NOT_CHECKED
-    assert claims_mod.Outcome(claims[CID], "book", 0.5).result == "FAIL"  # other scales still checked
+# --- measured status and the outcome --------------------------------------------------------------
 
 
-# --- Check ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("value", "status"), [(0.8, "reproduced"), (0.95, "reproduced"), (0.79, "differs"),
+                                               (1.2, "differs")])
+def test_the_status_is_measured_from_the_paper_band(value, status):
+    claim = parse_claims(VALID)[CID]
+    assert claim.status(value) == status
+    assert report_mod.Outcome(claim, "book", value).status == status
+
+
+@pytest.mark.parametrize(("scale", "value", "result"), [
+    ("book", 0.9, "pass"),      # reproduced, as expected
+    ("book", 0.7, "FAIL"),      # differs where it should reproduce: a regression
+    ("ci", 0.7, "pass"),        # differs, as expected at ci, and the guard holds
+    ("ci", 0.9, "FAIL"),        # reproduces where the registry expects it to differ: update it
+    ("ci", 0.3, "FAIL"),        # differs as expected, but the guard on our value fails: drift
+])
+def test_an_outcome_passes_only_when_the_measured_status_is_the_expected_one(scale, value, result):
+    outcome = report_mod.Outcome(parse_claims(VALID)[CID], scale, value)
+    assert outcome.result == result
+
+
+def test_a_skipped_scale_is_not_checked_but_its_guard_still_holds():
+    text = SECOND.replace('skip = { ci = "no power at ci" }', 'skip = { ci = "no power at ci" }\n'
+                          'guard.ci = { max = 10, reason = "ours" }')
+    claim = parse_claims(text)["superposition.second"]
+    for value in (None, 0.0, 5.0):
+        assert report_mod.Outcome(claim, "ci", value).result == NOT_CHECKED
+    assert report_mod.Outcome(claim, "ci", 11.0).result == "FAIL"
+    assert report_mod.Outcome(claim, "book", 5.0).result == "FAIL"  # other scales are checked
+
+
+def test_not_reproduced_results_are_listed_apart_from_the_claims():
+    text = VALID + """
+[[not_reproduced]]
+id = "superposition.gemma_level"
+study = "superposition"
+statement = "A level measured on a model we cannot run."
+source = "a paper"
+paper = "0.2"
+why = "measured on Gemma"
+"""
+    assert list(parse_claims(text)) == [CID]
+    [entry] = load_not_reproduced(text)
+    assert (entry.id, entry.why) == ("superposition.gemma_level", "measured on Gemma")
+    with pytest.raises(ValueError, match="not_reproduced x"):
+        load_not_reproduced('[[not_reproduced]]\nid = "x"\n')
+
+
+# --- Bounds ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("check", "text", "passing", "failing"),
     [
-        (Check("r", min=0.5), ">= 0.5", [0.5, 0.9, 7], [0.49, -1, float("nan")]),
-        (Check("r", max=0.1), "<= 0.1", [0.1, 0.0, -5], [0.11, 3, float("nan")]),
-        (Check("r", min=0.4, max=0.6), "in [0.4, 0.6]", [0.4, 0.5, 0.6], [0.39, 0.61]),
-        (Check("r", equals=3), "== 3", [3, 3.0], [2, 4, 3.1]),
-        (Check("r", equals=True), "== True", [True], [False]),
-        (Check("r", equals=False), "== False", [False], [True]),
+        (Bounds("r", min=0.5), ">= 0.5", [0.5, 0.9, 7], [0.49, -1, float("nan")]),
+        (Bounds("r", max=0.1), "<= 0.1", [0.1, 0.0, -5], [0.11, 3, float("nan")]),
+        (Bounds("r", min=0.4, max=0.6), "in [0.4, 0.6]", [0.4, 0.5, 0.6], [0.39, 0.61]),
+        (Bounds("r", equals=3), "== 3", [3, 3.0], [2, 4, 3.1]),
+        (Bounds("r", equals=True), "== True", [True], [False]),
+        (Bounds("r", equals=False), "== False", [False], [True]),
     ],
 )
-def test_check_passes_and_describe(check, text, passing, failing):
+def test_bounds_pass_and_describe(check, text, passing, failing):
     assert check.describe() == text
     assert all(check.passes(v) for v in passing)
     assert not any(check.passes(v) for v in failing)
@@ -166,17 +205,17 @@ def _records(value, lib=None, scale="ci", claim_id=CID):
     return {scale: {claim_id: {"value": value, "lib": lib or library_fingerprint("superposition")}}}
 
 
-@pytest.mark.parametrize(("value", "result"), [(0.7, "pass"), (0.2, "FAIL")])
+@pytest.mark.parametrize(("value", "result"), [(0.7, "pass"), (0.2, "FAIL"), (0.9, "FAIL")])
 def test_check_records_current_fingerprint(toy_claims, value, result):
     outcomes = {o.claim.id: o for o in check_records("ci", _records(value))}
     assert outcomes[CID].value == value
     assert outcomes[CID].result == result
-    assert outcomes["superposition.second"].result == "not run"
+    assert outcomes["superposition.second"].result == NOT_CHECKED
 
 
-def test_check_records_uses_each_scales_check(toy_claims):
+def test_check_records_reads_each_scale(toy_claims):
     outcome = check_records("book", _records(0.7, scale="book"), study="superposition")[0]
-    assert outcome.result == "FAIL"  # 0.7 passes ci's min 0.5 but not book's [0.8, 1.0]
+    assert outcome.result == "FAIL"  # 0.7 differs; at book the registry expects reproduced
     assert check_records("ci", _records(0.7, scale="book"))[0].result == "not run"
 
 
@@ -199,29 +238,42 @@ def test_check_records_rejects_bad_scale(toy_claims):
 
 
 def test_check_records_reads_what_record_wrote(toy_claims):
-    record(CID, 0.9, "paper")  # paper's check is equals=true: 0.9 fails it
+    record(CID, 0.7, "paper")
     record(CID, 0.95, "book")
     assert check_records("paper")[0].result == "FAIL"
     assert check_records("book")[0].result == "pass"
 
 
-def test_outcome_message_names_claim_paper_and_ours(toy_claims):
-    outcome = check_records("ci", _records(0.7123456))[0]
-    message = outcome.message()
-    assert message.startswith(f"{CID}: paper 0.9; ours 0.7123 ")
-    assert ">= 0.5" in message and "tiny model" in message and message.endswith("-> pass")
-    assert "ours - " in check_records("ci", {})[0].message()
+def test_outcome_message_names_claim_band_ours_and_statuses(toy_claims):
+    message = check_records("ci", _records(0.7123456))[0].message()
+    assert message.startswith(f"{CID}: paper 0.9 (band in [0.8, 1]); ours 0.7123 -> differs, "
+                              "expected differs")
+    assert ">= 0.5" in message and "a tiny model" in message and message.endswith("-> pass")
+    assert "ours - -> not run" in check_records("ci", {})[0].message()
 
 
-def test_report_rows_one_per_claim(toy_claims):
-    rows = report_rows(check_records("ci", _records(0.7)))
-    assert len(rows) == len(toy_claims)
-    assert all(len(row) == len(REPORT_COLUMNS) for row in rows)
+def test_report_rows_and_json_one_per_claim(toy_claims):
+    outcomes = check_records("ci", _records(0.7))
+    rows = report_rows(outcomes)
+    assert all(len(row) == len(REPORT_COLUMNS) for row in rows) and len(rows) == len(toy_claims)
     first, second = (dict(zip(REPORT_COLUMNS, row, strict=True)) for row in rows)
-    assert first == {"claim": CID, "source": "Elhage et al. 2022, fig. 2", "paper": "0.9",
-                     "ours": "0.7", "check": ">= 0.5", "result": "pass", "status": "reproduced"}
-    assert (second["claim"], second["ours"], second["result"], second["status"]) == (
-        "superposition.second", "-", "not run", "partial")
+    assert first == {"claim": CID, "kind": "reproduction", "paper": "0.9", "band": "in [0.8, 1]",
+                     "ours": "0.7", "status": "differs", "expected": "differs", "guard": "pass",
+                     "result": "pass"}
+    assert (second["status"], second["expected"], second["result"]) == (NOT_CHECKED, "-", NOT_CHECKED)
+    assert outcomes[0].as_dict() == {
+        "id": CID, "kind": "reproduction", "paper": "0.9", "paper_value": 0.9, "paper_band": "in [0.8, 1]",
+        "ours": 0.7, "status": "differs", "expected": "differs", "guard": ">= 0.5", "guard_result": "pass",
+        "result": "pass"}
+
+
+def test_a_chapter_shows_a_differing_claim_with_both_values_and_its_status(toy_claims):
+    recorded = report_mod.record_all({CID: 0.7123456}, "book")
+    assert recorded == {CID: 0.7123456} and check_records("book")[0].value == 0.7123456
+    page = recorded._repr_html_()
+    assert "0.7123" in page and "0.9 (in [0.8, 1])" in page  # ours beside the paper's
+    assert "differs" in page and "a tiny model at ci" in page and "FAIL" in page  # book expects reproduced
+    assert "differs" not in report_mod.record_all({CID: 0.85}, "book")._repr_html_()
 
 
 # --- the shipped claims file ------------------------------------------------------------------
@@ -234,10 +286,24 @@ def test_shipped_claims_parse_with_unique_ids():
     assert all(claim.study in STUDIES for claim in claims.values())
 
 
-def test_status_summary_counts_every_claim_once():
-    table = status_summary()
+def test_every_numeric_paper_value_lies_in_its_band_and_every_claim_has_a_kind():
+    for claim in load_claims().values():
+        assert claim.kind in KINDS
+        if claim.paper_value is not None:
+            assert claim.band.passes(claim.paper_value), claim.id
+
+
+def test_status_summary_counts_every_claim_once_by_kind_and_measured_status(toy_claims):
+    table = status_summary("ci", _records(0.7))
     assert list(table.index) == list(STUDIES)
-    assert table["claims"].sum() == len(load_claims())
-    for study in STUDIES:
-        for status in STATUSES:
-            assert table.loc[study, status] == sum(c.status == status for c in study_claims(study))
+    assert table.loc["superposition", ("reproduction", "differs")] == 1
+    assert table.loc["superposition", ("sanity", NOT_CHECKED)] == 1
+    assert table.to_numpy().sum() == 2
+
+
+def test_every_claim_links_to_a_chapter_of_its_study():
+    book = ROOT / "book"
+    pages = claim_pages(book)
+    assert set(pages) == set(load_claims())
+    for cid, page in pages.items():
+        assert page.startswith(cid.split(".")[0] + "/") and (book / f"{page}.md").exists(), (cid, page)

@@ -1,6 +1,7 @@
 """The command line: listing, bad input, expected errors as one line, the environment, the report's
 exit status and the cache command."""
 
+import json
 import os
 
 import numpy as np
@@ -10,9 +11,10 @@ import pytest
 import interp_repro.cli as cli
 from interp_repro import __version__
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.claims import load_claims
 from interp_repro.cli import main
-from interp_repro.core import cached, record
+from interp_repro.core import cached
+from interp_repro.reproduction import record
+from interp_repro.reproduction.claims import load_claims
 
 ENV = ("INTERP_REPRO_SCALE", "INTERP_REPRO_CACHE", "INTERP_REPRO_RECORD", "INTERP_REPRO_WORKERS",
        "INTERP_REPRO_DASK", "INTERP_REPRO_QUIET")
@@ -60,6 +62,17 @@ def test_report_passes_then_fails(capsys):
     record(claim.id, 3, "ci")
     assert main(["report", "--scale", "ci"]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_report_json_gives_each_claims_statuses(capsys):
+    record("superposition.five_two_dense_count", 2, "ci")
+    assert main(["report", "--scale", "ci", "--json", "--study", "superposition"]) == 0
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["superposition.five_two_dense_count"] == {
+        "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
+        "paper_band": "== 2", "ours": 2, "status": "reproduced", "expected": "reproduced", "guard": None,
+        "guard_result": None, "result": "pass"}
+    assert rows["superposition.five_two_sparse_count"]["result"] == "not run"
 
 
 def test_every_chapter_in_the_toc_can_be_named():

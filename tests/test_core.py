@@ -12,30 +12,17 @@ import numpy as np
 import pytest
 import torch
 
-import interp_repro.claims as claims_mod
 import interp_repro.core.cache as cache_mod
-from interp_repro.claims import parse_claims
 from interp_repro.core.cache import cache_dir, cache_key, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, select_device
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.progress import progress
-from interp_repro.core.records import load_records, record, record_all, record_path
 from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
 from interp_repro.core.seeding import numpy_rng, torch_generator
 from interp_repro.core.validate import check_fraction, check_positive_int
-
-TOY_CLAIMS = """
-[[claims]]
-id = "superposition.toy"
-study = "superposition"
-statement = "A toy claim for the tests."
-source = "tests"
-paper = "0.9"
-status = "reproduced"
-check.ci = { min = 0.5, reason = "test" }
-check.book = { min = 0.5, reason = "test" }
-check.paper = { min = 0.5, reason = "test" }
-"""
+from interp_repro.reproduction.claims import load_claims
+from interp_repro.reproduction.records import load_records, record, record_path
+from interp_repro.reproduction.report import record_all
 
 
 @pytest.fixture(autouse=True)
@@ -47,16 +34,9 @@ def isolated_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def claim_id(monkeypatch):
-    """A claim id record() accepts: a shipped one, or a toy one if claims.toml has none yet."""
-    try:
-        claims = claims_mod.load_claims()
-    except FileNotFoundError:
-        claims = {}
-    if not claims:
-        claims = parse_claims(TOY_CLAIMS)
-        monkeypatch.setattr(claims_mod, "load_claims", lambda: claims)
-    return next(iter(claims))
+def claim_id():
+    """A claim id record() accepts."""
+    return next(iter(load_claims()))
 
 
 # --- scales -----------------------------------------------------------------------------------

@@ -16,11 +16,12 @@ import pytest
 import torch
 
 from interp_repro.abstraction.theory import terminal_abstraction
-from interp_repro.claims import load_claims
-from interp_repro.core import SCALES, ConfigError, cached, load_records, record
+from interp_repro.core import SCALES, ConfigError, cached
 from interp_repro.core.parallel import DASK_ENV, Job, run_jobs
 from interp_repro.modular_addition.data import split
 from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.reproduction.claims import load_claims
+from interp_repro.reproduction.records import load_records, record
 from interp_repro.topology import count_bars
 
 

@@ -9,12 +9,15 @@ perturbation, so the ``ci`` experiments run again with every seed shifted
 trainings are rerun: the spreads measured this way are in the claims' reasons in ``claims.toml``.
 """
 
+from collections.abc import Iterator
+
 import pytest
 
 from interp_repro.abstraction import experiments as abstraction
-from interp_repro.claims import NOT_CHECKED, Outcome, load_claims
 from interp_repro.core.presets import seed_offset
 from interp_repro.modular_addition import experiments as modular_addition
+from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
+from interp_repro.reproduction.report import Outcome
 from interp_repro.schur_rnn import experiments as schur
 from interp_repro.studies import fill_cache
 from interp_repro.superposition import experiments as superposition
@@ -34,7 +37,7 @@ pytestmark = pytest.mark.trained  # a second ci training: runs before the book b
 
 
 @pytest.fixture(scope="module")
-def shifted(tmp_path_factory) -> pytest.MonkeyPatch:
+def shifted(tmp_path_factory) -> Iterator[pytest.MonkeyPatch]:
     """An empty cache filled with every study's ``ci`` jobs on shifted seeds, in one pool of two."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("INTERP_REPRO_CACHE", str(tmp_path_factory.mktemp("shifted") / "cache"))

@@ -15,6 +15,7 @@ from interp_repro.superposition.experiments import (
     train_best,
 )
 from interp_repro.superposition.metrics import (
+    chance_fraction_share,
     dimensions_per_feature,
     longest_plateau,
     nearest_fraction_share,
@@ -150,6 +151,13 @@ def test_dimensions_per_feature_and_superposition():
     assert dimensions_per_feature(polygon(4)) == pytest.approx(0.5)
     np.testing.assert_allclose(superposition(np.eye(3)), 0, atol=1e-12)
     np.testing.assert_allclose(superposition(polygon(2)[:1] * 0 + [[1.0, -1.0]]), [1.0, 1.0])
+
+
+def test_chance_fraction_share_is_what_a_uniform_spread_scores():
+    uniform = np.random.default_rng(0).uniform(0.1, 1.0, 400_000)
+    assert nearest_fraction_share(uniform) == pytest.approx(chance_fraction_share(), abs=0.003)
+    assert chance_fraction_share(0.025, 0.0) == pytest.approx(0.25)  # 2/5 and 3/8 windows overlap
+    assert chance_fraction_share(0.5) == 1.0
 
 
 def test_fraction_share_and_plateau():

@@ -1,20 +1,22 @@
-"""Sphinx extension: read the Reproduction page last, and always.
+"""Sphinx extension: read the pages that summarise the claims last, and always.
 
-Sphinx reads (and myst-nb executes) pages in alphabetical order. The Reproduction page tabulates
-the values that the chapters record while they execute, so it must run after them, on every build.
+Sphinx reads (and myst-nb executes) pages in alphabetical order. The front page counts, and the
+Reproduction page tabulates, the values that the chapters record while they execute, so both must
+run after them, on every build.
 """
 
-LAST = "book/reproduction"
+LAST = ("book/intro", "book/reproduction")
 
 
 def _outdated(app, env, added, changed, removed):
-    return [LAST] if LAST in env.found_docs else []
+    return [doc for doc in LAST if doc in env.found_docs]
 
 
 def _order(app, env, docnames):
-    if LAST in docnames:
-        docnames.remove(LAST)
-        docnames.append(LAST)
+    for doc in LAST:
+        if doc in docnames:
+            docnames.remove(doc)
+            docnames.append(doc)
 
 
 def setup(app):

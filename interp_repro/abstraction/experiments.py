@@ -128,10 +128,90 @@ def linear_claims(res: Arrays) -> dict[str, Any]:
     }
 
 
+RICH_KAPPA = 0.01
+"""The small initialisation scale at which a trained network shows the rich regime (ours)."""
+
+
+def rich_config(scale: str) -> LinearConfig:
+    """The linear network of :class:`LinearConfig` from a small initialisation (kappa =
+    :data:`RICH_KAPPA`): the rich regime, trained rather than solved."""
+    return LinearConfig.preset(scale, kappa=RICH_KAPPA)
+
+
+def rich_claims(res: Arrays) -> dict[str, Any]:
+    """The highest alpha a network trained from a small initialisation reaches (the paper: near 1,
+    in a long metastable phase, before it decays to alpha_inf)."""
+    return {"abstraction.rich_trained_max_alpha": float(res["alpha"].max())}
+
+
 def terminal_grid(n: int = 100) -> Arrays:
     """The terminal law over an n x n grid of (nu_x, nu_y) in [0, 1]^2 (rows nu_x, columns nu_y)."""
     nu = np.linspace(0, 1, check_positive_int("n", n))
     return {"nu": nu, "alpha": terminal_abstraction(nu[:, None], nu[None, :])}
+
+
+@dataclass(frozen=True)
+class TerminalGridConfig(Preset):
+    """Two-layer linear networks (ridge readout) trained over a grid of (nu_x, nu_y), every pair of
+    ``nus``: the terminal law away from a single point, and "perfect abstraction if and only if the
+    input or the target is noiseless" (Yang, Saxe, Latham 2026, terminal law)."""
+
+    nus: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75)
+    lam: float = 1.0
+    n_per_class: int = 2
+    d_in: int = 8
+    d_out: int = 6
+    kappa: float = 1.0
+    width: int = 512
+    lr: float = 0.2
+    steps: int = 8000
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(nus=(0.0, 0.25, 0.75), width=256), "book": dict(),
+                         "paper": dict(nus=(0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9), width=2048,
+                                       steps=40_000)}
+
+    def __post_init__(self):
+        if not self.nus:
+            raise ValueError("nus must hold at least one value")
+        check_nu("nus", self.nus)
+        for name in ("n_per_class", "width", "steps"):
+            check_positive_int(name, getattr(self, name))
+        for name in ("kappa", "lr", "lam"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+
+
+def run_terminal_grid(cfg: TerminalGridConfig) -> Arrays:
+    """``alpha``: each network's alpha at the end of training, ``law``: the terminal law, both
+    (len(nus), len(nus)) with rows nu_x and columns nu_y; ``nus``."""
+    def compute() -> Arrays:
+        nus = np.array(cfg.nus)
+        alpha = np.empty((nus.size, nus.size))
+        for i, nu_x in enumerate(nus):
+            for j, nu_y in enumerate(nus):
+                data = two_factor_data(nu_x, nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                                       d_out=cfg.d_out, seed=cfg.seed)
+                run = train_linear(data, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam, seed=cfg.seed + 1)
+                alpha[i, j] = run.alpha[-1]
+        return {"nus": nus, "alpha": alpha, "law": terminal_abstraction(nus[:, None], nus[None, :])}
+    return cached("abstraction/terminal_grid", cfg, compute)
+
+
+PERFECT_TOL = 0.05
+"""A network within this of alpha = 1 counts as perfectly abstract (ours: alpha approaches 1 only
+slowly, so a noiseless cell still sits about 0.02 below it after ``steps``)."""
+
+
+def terminal_grid_claims(res: Arrays) -> dict[str, Any]:
+    """The terminal law on the noisy cells (nu_x nu_y > 0; on the noiseless ones alpha approaches 1
+    without reaching it in finite time), and whether exactly the cells with a noiseless input or
+    target end within :data:`PERFECT_TOL` of perfect abstraction."""
+    noiseless = (res["nus"][:, None] == 0) | (res["nus"][None, :] == 0)
+    return {
+        "abstraction.terminal_grid_max_gap": float(np.abs(res["alpha"] - res["law"])[~noiseless].max()),
+        "abstraction.perfect_iff_noiseless": bool(np.array_equal(res["alpha"] >= 1 - PERFECT_TOL, noiseless)),
+    }
 
 
 # --- initialisation scale ----------------------------------------------------------------------
@@ -342,6 +422,20 @@ attenuation law (ours). erf nearly preserves alpha, and at ci width its end gap 
 0.015, so 0.05 leaves a margin of three times that."""
 
 
+def anti_abstraction_config(scale: str) -> NonlinearConfig:
+    """The paper's setting for ReLU anti-abstraction: very noisy inputs (``nu_x`` = 0.9, within-class
+    noise 1), a clean target (``nu_y`` = 0), erf beside ReLU."""
+    return NonlinearConfig.preset(scale, nu_x=0.9, nu_y=0.0, noise_x=1.0, n_per_class=10, d_in=16,
+                                  activations=("erf", "relu"))
+
+
+def anti_abstraction_claims(res: Arrays) -> dict[str, Any]:
+    """The ReLU layer's pre-activation alpha at the end of training in the anti-abstraction setting
+    (the paper: towards -1 despite a clean target). Pre-activations, because the attenuation law
+    (|alpha_post| <= |alpha_pre|) makes them the first to show it."""
+    return {"abstraction.relu_anti_abstraction": float(res["pre__relu"][-1])}
+
+
 def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
     (noise-free data)."""
@@ -377,30 +471,39 @@ def run_ablation(cfg: AblationConfig) -> Arrays:
 
 
 def ablation_claims(res: Arrays) -> dict[str, Any]:
-    """Means intact vs ablated, and the fraction of (seed, block) pairs whose score goes up."""
+    """The fraction of (seed, block) pairs whose alpha, and whose probe accuracy, goes up when the
+    block's GELU is replaced by the identity: the paper's direction of change."""
     a_up = res["alpha_ablated"].mean(-1) > res["alpha_intact"].mean(-1)
     p_up = res["probe_ablated"].mean(-1) > res["probe_intact"].mean(-1)
-    return {"abstraction.gelu_alpha_intact": float(res["alpha_intact"].mean()),
-            "abstraction.gelu_alpha_ablated": float(res["alpha_ablated"].mean()),
-            "abstraction.gelu_alpha_up_fraction": float(a_up.mean()),
-            "abstraction.gelu_probe_intact": float(res["probe_intact"].mean()),
-            "abstraction.gelu_probe_ablated": float(res["probe_ablated"].mean()),
+    return {"abstraction.gelu_alpha_up_fraction": float(a_up.mean()),
             "abstraction.gelu_probe_up_fraction": float(p_up.mean())}
+
+
+def ablation_levels(res: Arrays) -> dict[str, float]:
+    """Mean alpha and probe accuracy, intact and ablated. Not claims: the paper's levels are
+    Gemma's, which ours do not compare with (``claims.toml``, not reproduced here)."""
+    return {f"gelu_{score}_{state}": float(res[f"{score}_{state}"].mean())
+            for score in ("alpha", "probe") for state in ("intact", "ablated")}
 
 
 def _configs(scale: str) -> dict[str, Any]:
     """Every experiment's config at ``scale``, by experiment name."""
-    return {"linear": LinearConfig.preset(scale), "kappa": KappaConfig.preset(scale),
+    return {"linear": LinearConfig.preset(scale), "rich": rich_config(scale),
+            "terminal_grid": TerminalGridConfig.preset(scale),
+            "kappa": KappaConfig.preset(scale),
             "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
-            "nonlinear": NonlinearConfig.preset(scale), "ablation": AblationConfig.preset(scale)}
+            "nonlinear": NonlinearConfig.preset(scale), "anti_abstraction": anti_abstraction_config(scale),
+            "ablation": AblationConfig.preset(scale)}
 
 
 def jobs(scale: str) -> list[Job]:
     """The study's independent trained experiments at ``scale`` (the kappa sweep is closed-form)."""
     cfg = _configs(scale)
-    return [Job(run_linear, (cfg["linear"],)), Job(run_depth, (cfg["depth"],)),
+    return [Job(run_linear, (cfg["linear"],)), Job(run_linear, (cfg["rich"],)),
+            Job(run_terminal_grid, (cfg["terminal_grid"],)),
+            Job(run_depth, (cfg["depth"],)),
             Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
-            Job(run_ablation, (cfg["ablation"],))]
+            Job(run_nonlinear, (cfg["anti_abstraction"],)), Job(run_ablation, (cfg["ablation"],))]
 
 
 def run_all(scale: str) -> dict[str, Any]:
@@ -412,9 +515,12 @@ def run_all(scale: str) -> dict[str, Any]:
     cfg = _configs(scale)
     claims: dict[str, Any] = {}
     claims |= linear_claims(run_linear(cfg["linear"]))
+    claims |= rich_claims(run_linear(cfg["rich"]))
+    claims |= terminal_grid_claims(run_terminal_grid(cfg["terminal_grid"]))
     claims |= kappa_claims(run_kappa(cfg["kappa"]))
     claims |= depth_claims(run_depth(cfg["depth"]))
     claims |= kernel_claims(run_kernels(cfg["kernels"]))
     claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]), cfg["nonlinear"].activations)
+    claims |= anti_abstraction_claims(run_nonlinear(cfg["anti_abstraction"]))
     claims |= ablation_claims(run_ablation(cfg["ablation"]))
     return claims

@@ -35,6 +35,23 @@ def terminal_heatmap(nu: np.ndarray, alpha: np.ndarray):
     return fig
 
 
+def terminal_sim_vs_law(res: dict[str, np.ndarray]):
+    """Each trained network's final alpha against the terminal law over a (nu_x, nu_y) grid; cells
+    with a noiseless input or target in orange."""
+    nus = res["nus"]
+    noiseless = ((nus[:, None] == 0) | (nus[None, :] == 0)).ravel()
+    law, sim = res["law"].ravel(), res["alpha"].ravel()
+    fig, ax = plt.subplots(figsize=(4.2, 3.8))
+    ax.plot([0, 1], [0, 1], color="0.6", lw=1, label="simulation = law")
+    ax.plot(law[~noiseless], sim[~noiseless], "o", color="C0", label=r"$\nu_x \nu_y > 0$")
+    ax.plot(law[noiseless], sim[noiseless], "s", color="C1", label="input or target noiseless")
+    ax.set(xlabel=r"terminal law $\alpha_\infty$", ylabel=r"trained network's final $\alpha$",
+           aspect="equal", xlim=(0, 1.05), ylim=(0, 1.05))
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
 def max_alpha_plot(kappas: np.ndarray, best: np.ndarray, alpha_inf: float, alpha_x: float,
                    t: np.ndarray, trajectories: dict[float, np.ndarray]):
     """Left: max_t alpha(t) against the init scale kappa. Right: alpha(t) for a few kappas."""

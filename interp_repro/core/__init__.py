@@ -1,10 +1,9 @@
-"""What every study shares: scales, seeding, the results cache, claim records, progress, devices."""
+"""What every study shares: scales, seeding, the results cache, progress, devices, validation."""
 
 from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, select_device
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.progress import progress
-from interp_repro.core.records import load_records, record, record_all, resolve_env_paths
 from interp_repro.core.scales import SCALES, check_scale, default_scale
 from interp_repro.core.seeding import numpy_rng, torch_generator
 from interp_repro.core.validate import check_fraction, check_positive_int
@@ -20,12 +19,8 @@ __all__ = [
     "default_scale",
     "is_cached",
     "library_fingerprint",
-    "load_records",
     "numpy_rng",
     "progress",
-    "record",
-    "record_all",
-    "resolve_env_paths",
     "select_device",
     "torch_generator",
     "cpu_threads",

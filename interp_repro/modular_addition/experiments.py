@@ -278,6 +278,12 @@ def betti_fraction(nets: list[Network], vector: tuple[int, ...], key: str = "bet
     return float(np.mean([tuple(b) == vector for n in nets for b in n.stats[key]]))
 
 
+def pad_diagonal_share(nets: list[Network]) -> float:
+    """Share of neurons whose phase-alignment peak lies on the diagonal a = b (torus distance 0),
+    averaged over networks: aligned phases (phi_L = phi_R) put every peak there (the paper, §5)."""
+    return float(np.mean([np.mean(an.torus_distance(n.stats["pad"], n.spec.p) == 0) for n in nets]))
+
+
 def pad_test(a: list[Network], b: list[Network], n_permutations: int = 1000,
              seed: int = 0) -> tuple[float, float]:
     """MMD^2 and permutation p-value between two architectures' phase alignment samples, embedded on
@@ -345,10 +351,14 @@ def distance_test(res: dict[str, list[Network]], a: str = "uniform", b: str = "l
 
 
 def training_claims(res: dict[str, list[Network]]) -> dict[str, Any]:
-    """Test accuracy of every network and Zhong's two metrics (medians over seeds) for the two
-    attention architectures that are run."""
-    out: dict[str, Any] = {"modular_addition.min_test_accuracy": float(
-        min(n.curves["test_acc"][-1] for v in res.values() for n in v))}
+    """Test accuracy of every network, how well the simple-neuron model fits layer 1 (median over
+    the analysed clusters of their neurons' median R^2) and Zhong's two metrics (medians over seeds)
+    for the two attention architectures that are run."""
+    nets = [n for v in res.values() for n in v]
+    out: dict[str, Any] = {
+        "modular_addition.min_test_accuracy": float(min(n.curves["test_acc"][-1] for n in nets)),
+        "modular_addition.simple_neuron_r2": float(np.median(np.concatenate([n.stats["r2"] for n in nets]))),
+    }
     for arch in ("uniform", "learnable"):
         for metric in ("grad_sym", "dist_irr"):
             if arch in res:
@@ -370,6 +380,13 @@ def manifold_claims(res: dict[str, list[Network]]) -> dict[str, Any]:
         out["modular_addition.concat_torus_fraction"] = betti_fraction(res["mlp_concat"], (1, 2, 1))
         out["modular_addition.concat_cka_torus"] = float(np.mean(
             [c[1] for n in res["mlp_concat"] for c in n.stats["cka"]]))
+    out["modular_addition.layer1_cka_circle"] = float(np.mean(
+        [c[REFERENCES.index("circle")] for v in res.values() for n in v for c in n.stats["cka"]]))
+    disc = [arch for arch in ("uniform", "learnable", "mlp_add") if arch in res]
+    if disc:
+        out["modular_addition.disc_pad_on_diagonal"] = min(pad_diagonal_share(res[arch]) for arch in disc)
+    if "mlp_concat" in res:
+        out["modular_addition.concat_pad_on_diagonal"] = pad_diagonal_share(res["mlp_concat"])
     out["modular_addition.logit_circle_fraction"] = float(np.mean(
         [tuple(b) == (1, 1) for v in res.values() for n in v for b in n.stats["logit_betti"]]))
     n_nets = min(len(res.get("uniform", [])), len(res.get("learnable", [])))

@@ -255,8 +255,9 @@ class CopyConfig(Recipe, Preset):
     headline: tuple[str, int] = ("orthogonal", 72)
 
     PRESETS: ClassVar = {
-        # ci: only the units the claims read (the headline and Cayley), 2 of book's 12 units
-        "ci": dict(seeds=2, constructions=("orthogonal", "cayley"), n_hiddens=(72,), sweep_n_hiddens=(72,)),
+        # ci: only the headline unit, 1 of book's 12; a Cayley copy unit would cost as much again for a
+        # sanity claim that holds by construction (its normality is unit-tested; book trains it)
+        "ci": dict(seeds=2, constructions=("orthogonal",), n_hiddens=(72,), sweep_n_hiddens=(72,)),
         "book": dict(),
         "paper": dict(seeds=10),
     }
@@ -314,7 +315,13 @@ def run_copy(cfg: CopyConfig) -> CopyResults:
     return CopyResults(grid, sweep, alphas, cfg.headline, asdict(cfg))
 
 
-def profile_holds(accuracy: np.ndarray, tol: float = 0.01, drop: float = 0.05) -> bool:
+PROFILE_TOL = 0.01
+"""Largest accuracy gap between two ablations that differ only by T_CC for the profile to hold."""
+PROFILE_DROP = 0.05
+"""Smallest accuracy drop below the full model of -T_RR and of -T_C->R for the profile to hold."""
+
+
+def profile_holds(accuracy: np.ndarray, tol: float = PROFILE_TOL, drop: float = PROFILE_DROP) -> bool:
     """The paper's profile shape for a seed-mean accuracy vector (8,) in :data:`SUBSETS` order: every
     pair that differs only by T_CC within ``tol``; -T_RR and -T_C->R each at least ``drop`` below
     full; every subset with -T_C->R below every subset without it (ours, from Figure 1's reading)."""
@@ -336,6 +343,7 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
         "schur_rnn.copy_cc_pairs_gap": float(max(abs(acc[i] - acc[i + 1]) for i in range(0, 8, 2))),
         "schur_rnn.copy_rr_accuracy": float(acc[2]),
         "schur_rnn.copy_cr_accuracy": float(acc[4]),
+        "schur_rnn.copy_all_removed_accuracy": float(acc[7]),
         "schur_rnn.copy_rr_drop": float(acc[0] - acc[2]),
         "schur_rnn.copy_cr_drop": float(acc[0] - acc[4]),
         "schur_rnn.copy_cr_lowest": bool(max(with_cr) < min(without_cr)),

@@ -17,6 +17,8 @@ from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
+    FRACTIONS,
+    chance_fraction_share,
     dimensions_per_feature,
     feature_dimensionality,
     longest_plateau,
@@ -331,15 +333,27 @@ def run_geometry(cfg: GeometryConfig) -> Arrays:
     return cached("superposition/geometry", cfg, compute)
 
 
+PLATEAU_TOL = 0.05
+"""D* counts as on a plateau when within this of its level (ours)."""
+
+
+def _plateau_ratio(inv: np.ndarray, dstar: np.ndarray, level: float) -> float:
+    lo, hi = longest_plateau(inv, dstar, level, PLATEAU_TOL)
+    return 0.0 if np.isnan(lo) else float(hi / lo)
+
+
 def geometry_claims(res: Arrays) -> dict[str, Any]:
-    """The D* = 1/2 plateau's width, D_i near the named fractions, and sum_i D_i / m."""
+    """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the D_i cluster at
+    the named fractions (where D* >= 3/8, the smallest fraction), and sum_i D_i / m."""
     inv = 1 / res["density"]
-    lo, hi = longest_plateau(inv, res["dstar"], 0.5, 0.05)
     m = res["W"].shape[-2]
     sparse = inv >= 2  # efficiently packed once features are sparse enough to share
+    packed = sparse & (res["dstar"] >= FRACTIONS["3/8"])
     return {
-        "superposition.dstar_half_plateau": 0.0 if np.isnan(lo) else float(hi / lo),
-        "superposition.dims_near_fractions": nearest_fraction_share(res["dims"][sparse]),
+        "superposition.dstar_one_plateau": _plateau_ratio(inv, res["dstar"], 1.0),
+        "superposition.dstar_half_plateau": _plateau_ratio(inv, res["dstar"], 0.5),
+        "superposition.dims_near_fractions": (nearest_fraction_share(res["dims"][packed])
+                                              / chance_fraction_share()) if packed.any() else 0.0,
         "superposition.sum_dims_over_m": float(np.median(res["dims"][sparse].sum(-1) / m)),
     }
 

@@ -76,6 +76,18 @@ def nearest_fraction_share(D, tol: float = 0.025, min_dim: float = 0.1) -> float
     return float(close.mean())
 
 
+def chance_fraction_share(tol: float = 0.025, min_dim: float = 0.1) -> float:
+    """The share :func:`nearest_fraction_share` would give D_i spread uniformly over (``min_dim``, 1]:
+    the total length of the windows of half-width ``tol`` around the named fractions, within that
+    range, over its length (our baseline for "clustering")."""
+    edges = sorted((max(v - tol, min_dim), min(v + tol, 1.0)) for v in FRACTIONS.values() if v > min_dim)
+    covered, reach = 0.0, min_dim
+    for lo, hi in edges:
+        covered += max(0.0, hi - max(lo, reach))
+        reach = max(reach, hi)
+    return covered / (1.0 - min_dim)
+
+
 def longest_plateau(x, y, level: float, tol: float) -> tuple[float, float]:
     """The widest run of consecutive points with |y - level| <= tol, as (x_first, x_last).
 

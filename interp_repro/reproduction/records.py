@@ -20,9 +20,9 @@ from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import check_scale
 from interp_repro.core.validate import check_writable_dir
+from interp_repro.reproduction.claims import Value, load_claims, load_not_reproduced, study_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
-Value = float | int | bool
 
 
 def record_path() -> Path:
@@ -82,19 +82,20 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     """Record ``value`` for ``claim_id`` at ``scale``: glue it into the book and the JSON record.
 
     Inside a notebook the value is glued with myst-nb under the name ``claim_id`` (undisplayed), so
-    the text can quote it with ``{glue:text}`. Returns the plain value.
+    the text can quote it with ``{glue:text}``, and its measured status (see :func:`glue_papers`) as
+    ``<claim_id>.status`` for ``{glue:md}``. Returns the plain value.
     """
-    from interp_repro.claims import load_claims
-
     check_scale(scale)
     claims = load_claims()
     if claim_id not in claims:
-        raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/claims.toml first")
+        raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/reproduction/claims.toml first")
     value = _plain(value)
+    claim = claims[claim_id]
     _glue(claim_id, value)
+    _glue(f"{claim_id}.status", claim.status(value), markdown=True)
     path = record_path()
     entry = {"value": value, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-             "lib": library_fingerprint(claims[claim_id].study)}
+             "lib": library_fingerprint(claim.study)}
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
@@ -107,18 +108,36 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     return value
 
 
-def record_all(values: Mapping[str, Value], scale: str) -> dict[str, Value]:
-    """Record every (claim id, value) pair of ``values``; returns them as plain values."""
-    return {claim_id: record(claim_id, v, scale) for claim_id, v in values.items()}
+def glue_papers(study: str) -> None:
+    """Glue what the paper states for each of ``study``'s claims, and for its results that are not
+    reproduced here, as ``<id>.paper`` (for ``{glue:md}``), read from ``claims.toml``: a chapter
+    quotes the paper's numbers without typing them."""
+    for claim in study_claims(study):
+        _glue(f"{claim.id}.paper", claim.paper, markdown=True)
+    for entry in load_not_reproduced():
+        if entry.study == study:
+            _glue(f"{entry.id}.paper", entry.paper, markdown=True)
 
 
-def _glue(name: str, value: Value) -> None:
+def glue_values(values: Mapping[str, Value | str]) -> dict[str, Value | str]:
+    """Glue what a chapter measured but does not record as a claim under its name: numbers (e.g.
+    levels that a paper's do not compare with) for ``{glue:text}``, text (a sentence that depends on
+    the run) as Markdown for ``{glue:md}``; returns them as plain values."""
+    plain = {name: v if isinstance(v, str) else _plain(v) for name, v in values.items()}
+    for name, value in plain.items():
+        _glue(name, value, markdown=isinstance(value, str))
+    return plain
+
+
+def _glue(name: str, value: Value | str, markdown: bool = False) -> None:
+    """Glue ``value`` under ``name`` when running in a notebook (as Markdown for ``{glue:md}``)."""
     try:
         from IPython import get_ipython
     except ImportError:
         return
     if get_ipython() is None:
         return
+    from IPython.display import Markdown
     from myst_nb import glue
 
-    glue(name, value, display=False)
+    glue(name, Markdown(str(value)) if markdown else value, display=False)

@@ -1,0 +1,181 @@
+"""Headline claims (``claims.toml``): the schema, its validation and loading.
+
+A claim states a paper's result as a machine check, its **paper band**: the paper's number with a
+tolerance whose reason is written down, or the paper's qualitative statement as a bound. A run's
+value is **reproduced** when it lies in the band and **differs** when it does not: the status is
+measured, never typed. What the registry types is the status it **expects** at each scale, so a run
+whose measured status is another fails, whether it regressed or started to reproduce. A claim may
+also carry a **guard** per scale, bounds around our own value that catch drift; a guard never decides
+the status. A scale where the status cannot be told (a test with no power, or seeds that straddle
+the band's edge) is **skipped**, with the reason; its guard, if any, still holds.
+
+Kinds: ``reproduction`` (a paper's result), ``seed`` (a number from the seed documents that no paper
+source confirms) and ``sanity`` (a property that holds by construction, or a check of our own
+derivation).
+"""
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from interp_repro.core.scales import SCALES
+
+Value = float | int | bool
+"""A recorded claim value."""
+
+CLAIMS_FILE = Path(__file__).with_name("claims.toml")
+KINDS = ("reproduction", "seed", "sanity")
+STATUSES = ("reproduced", "differs")
+NOT_CHECKED = "not checked"
+"""The result at a scale where a claim is skipped: its statistic means nothing there."""
+_REQUIRED = {"id", "study", "kind", "statement", "source", "paper", "band", "expected"}
+_OPTIONAL = {"paper_value", "skip", "guard", "note"}
+_BOUND_KEYS = {"min", "max", "equals", "reason"}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Bounds on a value (a paper band or a guard), and why they are what they are."""
+
+    reason: str
+    min: float | None = None
+    max: float | None = None
+    equals: Value | None = None
+
+    def passes(self, value: Value) -> bool:
+        """True if ``value`` satisfies every bound (a bool only ever equals a bool)."""
+        if isinstance(value, bool) != isinstance(self.equals, bool) and self.equals is not None:
+            return False
+        if self.equals is not None and value != self.equals:
+            return False
+        if isinstance(value, bool) and (self.min is not None or self.max is not None):
+            return False
+        if self.min is not None and not value >= self.min:
+            return False
+        return not (self.max is not None and not value <= self.max)
+
+    def describe(self) -> str:
+        """The bounds as text, e.g. ``>= 0.99`` or ``in [0.4, 0.6]``."""
+        if self.equals is not None:
+            return f"== {self.equals}"
+        if self.min is not None and self.max is not None:
+            return f"in [{self.min:g}, {self.max:g}]"
+        return f">= {self.min:g}" if self.min is not None else f"<= {self.max:g}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One headline claim of a study."""
+
+    id: str
+    study: str
+    kind: str
+    statement: str
+    source: str
+    paper: str                    # the paper's statement, as text
+    band: Bounds                  # the paper band
+    expected: dict[str, str]      # scale -> expected status, for every scale not skipped
+    skipped: dict[str, str]       # scale -> why the claim is not checked there
+    guards: dict[str, Bounds]     # scale -> bounds around our own value
+    paper_value: Value | None = None
+    note: str = ""
+
+    def status(self, value: Value) -> str:
+        """``reproduced`` if ``value`` lies in the paper band, else ``differs``."""
+        return STATUSES[0] if self.band.passes(value) else STATUSES[1]
+
+
+def _bounds(where: str, raw: object) -> Bounds:
+    if not isinstance(raw, dict) or set(raw) - _BOUND_KEYS or "reason" not in raw:
+        raise ValueError(f"{where}: bounds are a table with 'reason' and some of min, max, equals")
+    if not any(k in raw for k in ("min", "max", "equals")):
+        raise ValueError(f"{where}: give at least one of min, max, equals")
+    return Bounds(**raw)
+
+
+def _per_scale(cid: str, name: str, raw: object) -> dict:
+    if not isinstance(raw, dict) or set(raw) - set(SCALES):
+        raise ValueError(f"claim {cid}: {name} is a table keyed by scale ({', '.join(SCALES)})")
+    return raw
+
+
+def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
+    cid = raw.get("id", "<no id>")
+    missing = _REQUIRED - set(raw)
+    if missing or set(raw) - _REQUIRED - _OPTIONAL:
+        raise ValueError(f"claim {cid}: missing {sorted(missing)} or unknown keys in {sorted(raw)}")
+    if raw["study"] not in studies:
+        raise ValueError(f"claim {cid}: unknown study {raw['study']!r}")
+    if not cid.startswith(raw["study"] + "."):
+        raise ValueError(f"claim {cid}: ids start with their study, '{raw['study']}.'")
+    if raw["kind"] not in KINDS:
+        raise ValueError(f"claim {cid}: kind must be one of {KINDS}, got {raw['kind']!r}")
+    band = _bounds(f"claim {cid}, band", raw["band"])
+    paper_value = raw.get("paper_value")
+    if paper_value is not None and not band.passes(paper_value):
+        raise ValueError(f"claim {cid}: the paper band ({band.describe()}) excludes the paper's own "
+                         f"value {paper_value}")
+    expected = _per_scale(cid, "expected", raw["expected"])
+    skipped = _per_scale(cid, "skip", raw.get("skip", {}))
+    if set(expected) & set(skipped) or set(expected) | set(skipped) != set(SCALES):
+        raise ValueError(f"claim {cid}: every scale needs an expected status or a skip reason, not both")
+    if any(s not in STATUSES for s in expected.values()):
+        raise ValueError(f"claim {cid}: expected statuses are {STATUSES}, got {expected}")
+    if any(not isinstance(why, str) or not why for why in skipped.values()):
+        raise ValueError(f"claim {cid}: a skip gives its reason as text")
+    guards = _per_scale(cid, "guard", raw.get("guard", {}))
+    if STATUSES[1] in expected.values() and not raw.get("note"):
+        raise ValueError(f"claim {cid}: a claim expected to differ needs a note saying why")
+    return Claim(id=cid, study=raw["study"], kind=raw["kind"], statement=raw["statement"],
+                 source=raw["source"], paper=str(raw["paper"]), band=band, expected=dict(expected),
+                 skipped=dict(skipped),
+                 guards={s: _bounds(f"claim {cid}, guard at {s}", g) for s, g in guards.items()},
+                 paper_value=paper_value, note=raw.get("note", ""))
+
+
+def parse_claims(text: str) -> dict[str, Claim]:
+    """Parse and validate the TOML text of a claims file into {id: Claim}."""
+    from interp_repro import STUDIES
+
+    claims: dict[str, Claim] = {}
+    for raw in tomllib.loads(text).get("claims", []):
+        claim = _parse(raw, STUDIES)
+        if claim.id in claims:
+            raise ValueError(f"claim {claim.id} is defined twice")
+        claims[claim.id] = claim
+    return claims
+
+
+@cache
+def load_claims() -> dict[str, Claim]:
+    """Every claim in the package's ``claims.toml``."""
+    return parse_claims(CLAIMS_FILE.read_text())
+
+
+@dataclass(frozen=True)
+class NotReproduced:
+    """A paper's result that we do not claim to reproduce, and why (e.g. it needs a model we cannot
+    run): listed beside the claims, never counted among them."""
+
+    id: str
+    study: str
+    statement: str
+    source: str
+    paper: str
+    why: str
+
+
+def load_not_reproduced(text: str | None = None) -> list[NotReproduced]:
+    """The ``[[not_reproduced]]`` entries of ``text`` (default: the package's ``claims.toml``)."""
+    entries = tomllib.loads(CLAIMS_FILE.read_text() if text is None else text).get("not_reproduced", [])
+    fields = {"id", "study", "statement", "source", "paper", "why"}
+    for raw in entries:
+        if set(raw) != fields:
+            raise ValueError(f"not_reproduced {raw.get('id', '<no id>')}: give exactly {sorted(fields)}")
+    return [NotReproduced(**raw) for raw in entries]
+
+
+def study_claims(study: str) -> list[Claim]:
+    """The claims of one study, in file order."""
+    return [c for c in load_claims().values() if c.study == study]

@@ -1,0 +1,232 @@
+"""Claims checked against the record of a run: one outcome per claim, and the tables that show them
+(``interp-repro report``, the book's Reproduction and front pages).
+
+An outcome measures the claim's status from the recorded value (in the paper band or not) and
+passes when that status is the one the registry expects at the scale and the scale's guard, if
+any, holds.
+"""
+
+import html
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from interp_repro.core.cache import library_fingerprint
+from interp_repro.core.scales import check_scale
+from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
+from interp_repro.reproduction.records import load_records, record
+
+NOT_RUN = "not run"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A claim checked against what was recorded at one scale."""
+
+    claim: Claim
+    scale: str
+    value: Value | None  # None: not recorded by the current library
+
+    @property
+    def status(self) -> str | None:
+        """The measured status (``reproduced`` or ``differs``); None if skipped or not recorded."""
+        if self.scale in self.claim.skipped or self.value is None:
+            return None
+        return self.claim.status(self.value)
+
+    @property
+    def expected(self) -> str | None:
+        """The status the registry expects at this scale (None where the claim is skipped)."""
+        return self.claim.expected.get(self.scale)
+
+    @property
+    def guard(self) -> str:
+        """``pass`` or ``FAIL`` for the scale's guard on our value; ``-`` where there is none or
+        nothing was recorded."""
+        guard = self.claim.guards.get(self.scale)
+        if guard is None or self.value is None:
+            return "-"
+        return "pass" if guard.passes(self.value) else "FAIL"
+
+    @property
+    def result(self) -> str:
+        """``pass`` (the measured status is the expected one and the guard holds), ``FAIL``,
+        ``not run``, or :data:`NOT_CHECKED` where the claim's status is skipped at this scale (its
+        guard still fails the outcome)."""
+        if self.guard == "FAIL":
+            return "FAIL"
+        if self.scale in self.claim.skipped:
+            return NOT_CHECKED
+        if self.value is None:
+            return NOT_RUN
+        return "pass" if self.status == self.expected else "FAIL"
+
+    def message(self) -> str:
+        """One line naming the claim, the paper's value and band, ours, the statuses and the guard."""
+        c = self.claim
+        guard = c.guards.get(self.scale)
+        guarded = f"; guard {guard.describe()} ({guard.reason}): {self.guard}" if guard else ""
+        if self.scale in c.skipped:
+            return (f"{c.id}: status {NOT_CHECKED} at {self.scale} ({c.skipped[self.scale]}); "
+                    f"ours {_fmt(self.value)}{guarded} -> {self.result}")
+        return (f"{c.id}: paper {c.paper} (band {c.band.describe()}); ours {_fmt(self.value)} -> "
+                f"{self.status or NOT_RUN}, expected {self.expected} at {self.scale}{guarded} "
+                f"-> {self.result}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The outcome as plain data (``interp-repro report --json``)."""
+        c = self.claim
+        guard = c.guards.get(self.scale)
+        return {"id": c.id, "kind": c.kind, "paper": c.paper, "paper_value": c.paper_value,
+                "paper_band": c.band.describe(), "ours": self.value, "status": self.status,
+                "expected": self.expected, "guard": guard.describe() if guard else None,
+                "guard_result": self.guard if guard else None, "result": self.result}
+
+
+def check_records(scale: str, records: dict | None = None, study: str | None = None,
+                  current_only: bool = True) -> list[Outcome]:
+    """Check every claim (of ``study``, if given) against the records at ``scale``.
+
+    Values recorded by a different library fingerprint count as not run when ``current_only``.
+    """
+    check_scale(scale)
+    records = load_records() if records is None else records
+    at_scale = records.get(scale, {})
+    outcomes = []
+    for claim in load_claims().values():
+        if study is not None and claim.study != study:
+            continue
+        entry = at_scale.get(claim.id)
+        if entry is not None and current_only and entry.get("lib") != library_fingerprint(claim.study):
+            entry = None
+        outcomes.append(Outcome(claim, scale, None if entry is None else entry["value"]))
+    return outcomes
+
+
+def _fmt(value: Value | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+REPORT_COLUMNS = ("claim", "kind", "paper", "band", "ours", "status", "expected", "guard", "result")
+
+
+def report_rows(outcomes: list[Outcome]) -> list[tuple[str, ...]]:
+    """Rows of the reproduction table, one per outcome, in :data:`REPORT_COLUMNS` order."""
+    return [(o.claim.id, o.claim.kind, o.claim.paper, o.claim.band.describe(), _fmt(o.value),
+             o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN), o.expected or "-",
+             o.guard, o.result) for o in outcomes]
+
+
+def report_frame(scale: str, records: dict | None = None):
+    """The reproduction table as a pandas DataFrame."""
+    import pandas as pd
+
+    rows = report_rows(check_records(scale, records))
+    return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+
+
+def claim_pages(book: Path) -> dict[str, str]:
+    """Each claim's chapter, as a path relative to ``book`` without suffix: the first chapter whose
+    text names the claim (it glues the value), else the one naming a claim of the same study whose id
+    shares the longest prefix with it."""
+    pages = {p.relative_to(book).with_suffix("").as_posix(): p.read_text()
+             for p in sorted(book.glob("*/*.md"))}
+    named = {cid: next((page for page, text in pages.items() if cid in text), None) for cid in load_claims()}
+    found = {cid: page for cid, page in named.items() if page}
+    for cid, page in named.items():
+        if page is None:
+            kin = [k for k in found if k.split(".")[0] == cid.split(".")[0]]
+            if kin:
+                named[cid] = found[max(kin, key=lambda k: len(os.path.commonprefix([k, cid])))]
+    return {cid: page for cid, page in named.items() if page}
+
+
+COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "FAIL": "#f8d7da"}
+"""Background of a status or result cell on the Reproduction page."""
+
+
+def study_table(scale: str, study: str, book: Path, records: dict | None = None):
+    """One study's claims for the Reproduction page, as a pandas Styler: each claim linked to its
+    chapter, the paper's value and band, ours, the measured status (coloured) and the check's
+    result (with the expected status where they differ), narrow enough for a laptop screen."""
+    import pandas as pd
+
+    pages = claim_pages(book)
+    rows = []
+    for o in check_records(scale, records, study=study):
+        cid = o.claim.id
+        name = cid.removeprefix(study + ".")
+        link = f'<a href="{pages[cid]}.html">{name}</a>' if cid in pages else name
+        result = o.result if o.result != "FAIL" or o.guard == "FAIL" else f"FAIL (expected {o.expected})"
+        rows.append({"claim": link, "kind": o.claim.kind,
+                     "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": _fmt(o.value),
+                     "status": o.status or "-", "result": result})
+    table = pd.DataFrame(rows)
+
+    def colour(value: str) -> str:
+        key = "FAIL" if value.startswith("FAIL") else value
+        return f"background-color: {COLOURS[key]}" if key in COLOURS else ""
+
+    return table.style.hide(axis="index").map(colour, subset=["status", "result"])
+
+
+def status_summary(scale: str, records: dict | None = None):
+    """Measured statuses at ``scale``, per study (rows, in book order) and kind: one column per
+    (kind, status), with ``not run`` and ``not checked`` counted apart; a pandas DataFrame for the
+    book's front page."""
+    import pandas as pd
+
+    from interp_repro import STUDIES
+
+    columns = [(kind, s) for kind in KINDS for s in (*STATUSES, NOT_RUN, NOT_CHECKED)]
+    table = pd.DataFrame(0, index=list(STUDIES), columns=pd.MultiIndex.from_tuples(columns))
+    for o in check_records(scale, records):
+        measured = o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
+        table.loc[o.claim.study, (o.claim.kind, measured)] += 1
+    return table.loc[:, (table != 0).any()]
+
+
+class RecordedClaims(dict):
+    """Claim values a chapter recorded ({claim id: value}); a notebook shows them as a table of our
+    value beside the paper's, with the measured status, so that a differing claim says so where its
+    figure is."""
+
+    def __init__(self, values: Mapping[str, Value], scale: str):
+        super().__init__(values)
+        self.scale = scale
+
+    def outcomes(self) -> list[Outcome]:
+        """One outcome per recorded claim, at the recording scale."""
+        claims = load_claims()
+        return [Outcome(claims[cid], self.scale, value) for cid, value in self.items()]
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for o in self.outcomes():
+            status = o.status or NOT_CHECKED
+            if status == STATUSES[1] and o.claim.note:
+                why = f"<br><em>Why it differs: {html.escape(o.claim.note)}</em>"
+            elif self.scale in o.claim.skipped:
+                why = f"<br><em>Not checked here: {html.escape(o.claim.skipped[self.scale])}</em>"
+            else:
+                why = ""
+            colour = COLOURS.get("FAIL" if o.result == "FAIL" else status, "")
+            rows.append(f"<tr><td><code>{html.escape(o.claim.id)}</code><br><small>"
+                        f"{html.escape(o.claim.statement)}{why}</small></td><td>{_fmt(o.value)}</td>"
+                        f"<td>{html.escape(o.claim.paper)} ({html.escape(o.claim.band.describe())})</td>"
+                        f'<td style="background-color: {colour}">{status}</td><td>{o.result}</td></tr>')
+        head = "".join(f"<th>{h}</th>" for h in ("claim", "ours", "paper (band)",
+                                                   f"status at {self.scale}", "check"))
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def record_all(values: Mapping[str, Value], scale: str) -> RecordedClaims:
+    """Record every (claim id, value) pair of ``values`` (see :func:`record`); returns them as plain
+    values, which a notebook shows beside the paper's with the measured status."""
+    return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale)
