@@ -180,6 +180,11 @@ def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     if "Traceback (most recent call last)" in page.inner_text("body"):
         problems.append("a traceback is shown")
     _check_links(page, site, problems)
+    if entry == "book/reproduction":  # read at a glance on a laptop: no claims table scrolls sideways
+        wide = page.eval_on_selector_all(
+            "table", "els => els.filter(t => t.scrollWidth > t.parentElement.clientWidth + 1)"
+                     ".map(t => t.innerText.slice(0, 60))")
+        problems += [f"table wider than the page: {text}" for text in wide]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{entry.replace('/', '__')}.png", full_page=True)
     assert not problems, f"{entry}.html, as a reader sees it:\n  " + "\n  ".join(dict.fromkeys(problems))

@@ -153,18 +153,19 @@ COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "FAIL": "#f8d7da"}
 
 def study_table(scale: str, study: str, book: Path, records: dict | None = None):
     """One study's claims for the Reproduction page, as a pandas Styler: each claim linked to its
-    chapter, the paper's value and band, ours, the measured status (coloured) and the check's
-    result (with the expected status where they differ), narrow enough for a laptop screen."""
+    chapter (with its kind below), the paper's value and band, ours, the measured status (coloured)
+    and the check's result (with the expected status where they differ), narrow enough for a
+    laptop screen."""
     import pandas as pd
 
     pages = claim_pages(book)
     rows = []
     for o in check_records(scale, records, study=study):
         cid = o.claim.id
-        name = cid.removeprefix(study + ".")
+        name = cid.removeprefix(study + ".").replace("_", "_<wbr>")  # long ids may wrap
         link = f'<a href="{pages[cid]}.html">{name}</a>' if cid in pages else name
         result = o.result if o.result != "FAIL" or o.guard == "FAIL" else f"FAIL (expected {o.expected})"
-        rows.append({"claim": link, "kind": o.claim.kind,
+        rows.append({"claim": f"{link}<br><small>{o.claim.kind}</small>",
                      "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": _fmt(o.value),
                      "status": o.status or "-", "result": result})
     table = pd.DataFrame(rows)
