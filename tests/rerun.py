@@ -13,7 +13,7 @@ from interp_repro.core.parallel import run_jobs
 
 CHOSEN = {
     # study: indices into jobs("ci"), with what they train
-    "superposition": (0, 7),    # intro sparsity sweep; privileged basis (ReLU hidden layer)
+    "superposition": (0, 8),    # intro sparsity sweep; privileged basis (ReLU hidden layer)
     "abstraction": (0, -1),     # linear network with a ridge readout; GELU ablation networks
     "modular_addition": (1,),    # a uniform-attention network: the MLP networks' steps and more (no views)
     "schur_rnn": (-4, -3),      # two context-integration units: orthogonal and default (2 seeds each)

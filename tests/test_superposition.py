@@ -10,21 +10,28 @@ from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.experiments import (
     DemoConfig,
     IntroConfig,
+    PentagonConfig,
     PhaseConfig,
-    pentagon_error_degrees,
     train_best,
 )
 from interp_repro.superposition.metrics import (
+    antipodal_share,
     chance_fraction_share,
     dimensions_per_feature,
+    live_top_share,
     longest_plateau,
     nearest_fraction_share,
+    neighbour_gap_degrees,
+    pentagon_error_degrees,
     superposition,
 )
 from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.phase import (
+    analytic_phase,
     analytic_phase_2_1,
+    analytic_phase_3_2,
     empirical_phase,
+    intermediate_norm_share,
     superposition_density_bound,
 )
 from interp_repro.superposition.train import instance_loss, loss_gradients
@@ -174,6 +181,35 @@ def test_pentagon_error():
     assert pentagon_error_degrees(polygon(5)[:, [0, 1, 2, 3, 3]]) == pytest.approx(72)
 
 
+def test_neighbour_gap_of_a_regular_and_a_perturbed_pentagon():
+    assert neighbour_gap_degrees(polygon(5), 0) == pytest.approx(72)
+    W = polygon(5)
+    W[:, 1], W[:, 4] = polygon(10)[:, 3], polygon(10)[:, 7]  # neighbours of 0 at 108 and 252 degrees
+    assert neighbour_gap_degrees(W, 0) == pytest.approx(108)
+    W[:, 1] *= 0.1  # an unrepresented feature is no neighbour: the next one, at 144, is
+    assert neighbour_gap_degrees(W, 0) == pytest.approx((144 + 108) / 2)
+    assert np.isnan(neighbour_gap_degrees(np.diag([1.0, 0.0]), 0))
+    with pytest.raises(ValueError, match="2 hidden dimensions"):
+        neighbour_gap_degrees(np.eye(3), 0)
+
+
+def test_antipodal_share():
+    assert antipodal_share(polygon(4)) == 1.0  # two antipodal pairs
+    assert antipodal_share(polygon(3)) == 0.0  # a triangle shares the plane, no antipodes
+    pair_and_one_alone = np.array([[1.0, -1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert antipodal_share(pair_and_one_alone) == 1.0  # the lone feature shares nothing: not counted
+    quarter_turn = np.array([[0.0, -1.0], [1.0, 0.0]])
+    pair_and_triangle = np.concatenate([polygon(2), quarter_turn @ polygon(3)], axis=1)
+    assert antipodal_share(pair_and_triangle) == pytest.approx(2 / 5)  # only the pair's members
+    assert np.isnan(antipodal_share(np.eye(3)))
+
+
+def test_live_top_share():
+    assert live_top_share(np.eye(4)) == 1.0  # monosemantic
+    assert live_top_share(np.array([[1.0, 1.0], [0.0, 0.0]])) == 0.5  # dead row ignored
+    assert np.isnan(live_top_share(np.zeros((2, 3))))
+
+
 # --- phases ---------------------------------------------------------------------------------------
 
 def test_analytic_phase_2_1():
@@ -183,9 +219,24 @@ def test_analytic_phase_2_1():
     assert analytic_phase_2_1(0.05, 1.0) == 1  # sparse: superposition
 
 
+def test_analytic_phase_3_2_adds_the_paired_weight_one_features():
+    assert analytic_phase_3_2(1.0, 0.5) == 0 and analytic_phase_3_2(1.0, 2.0) == 2  # as 2 -> 1
+    assert analytic_phase_3_2(0.05, 0.8) == 1  # sparse, r < 1: the extra shares a line
+    assert analytic_phase_2_1(0.05, 2.0) == 1  # 2 -> 1 can only superpose here, but in 2 dims
+    assert analytic_phase_3_2(0.05, 2.0) == 2  # the weight-1 pair frees a line for the extra one
+    assert analytic_phase(3) is analytic_phase_3_2
+    with pytest.raises(ValueError, match="2 or 3 features, got 4"):
+        analytic_phase(4)
+
+
 def test_empirical_phase():
     W = np.array([[[1.0, 0.0]], [[0.9, -0.9]], [[0.05, 1.0]]])  # (3, m=1, n=2)
     np.testing.assert_array_equal(empirical_phase(W), [0, 1, 2])
+
+
+def test_intermediate_norm_share():
+    W = np.array([[[1.0, 0.0]], [[1.0, 0.5]], [[1.0, 1.0]], [[1.0, -0.79]]])  # extra norms 0 .5 1 .79
+    assert intermediate_norm_share(W) == 0.5
 
 
 # --- configs --------------------------------------------------------------------------------------
@@ -202,6 +253,10 @@ def test_presets_validate():
         PhaseConfig.preset("ci", n_hidden=2)
     with pytest.raises(ValueError, match="no field"):
         PhaseConfig.preset("ci", gird=3)
+    with pytest.raises(ValueError, match="factors must be positive"):
+        PentagonConfig.preset("ci", factors=(1.0, 0.0))
+    with pytest.raises(ValueError, match="2 hidden dimensions"):
+        PentagonConfig.preset("ci", n_hidden=3)
 
 
 def test_config_rejects_negative_feature_count():

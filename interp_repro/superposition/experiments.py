@@ -18,20 +18,25 @@ from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
     FRACTIONS,
+    REGULAR_GAP,
+    antipodal_share,
     chance_fraction_share,
     dimensions_per_feature,
     feature_dimensionality,
+    live_top_share,
     longest_plateau,
     nearest_fraction_share,
-    neuron_top_share,
+    neighbour_gap_degrees,
     pair_cosines,
+    pentagon_error_degrees,
     represented,
 )
 from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.phase import (
     analytic_losses_2_1,
-    analytic_phase_2_1,
+    analytic_phase,
     empirical_phase,
+    intermediate_norm_share,
     superposition_density_bound,
 )
 from interp_repro.superposition.train import train
@@ -120,13 +125,6 @@ def run_intro(cfg: IntroConfig) -> Arrays:
     return cached("superposition/intro", cfg, compute)
 
 
-def pentagon_error_degrees(W: np.ndarray) -> float:
-    """Largest deviation (degrees) of the angular gaps between the 5 feature directions from 72."""
-    angles = np.sort(np.degrees(np.arctan2(W[1], W[0])) % 360)
-    gaps = np.diff(np.append(angles, angles[0] + 360))
-    return float(np.abs(gaps - 72).max())
-
-
 def intro_claims(res: Arrays) -> dict[str, Any]:
     """Dense: how many features and whether they are the top 2; sparse: pentagon and bias sign."""
     dense, sparse = res["W"][0], res["W"][-1]
@@ -138,6 +136,54 @@ def intro_claims(res: Arrays) -> dict[str, Any]:
         "superposition.five_two_pentagon_error": pentagon_error_degrees(sparse),
         "superposition.five_two_sparse_bias_max": float(res["b"][-1].max()),
     }
+
+
+@dataclass(frozen=True)
+class PentagonConfig(Preset):
+    """Non-uniform superposition: the sparse 5 -> 2 pentagon with feature 0's importance multiplied
+    by each of ``factors``, the other four at importance 1 (§"Non-uniform superposition")."""
+
+    n_features: int = 5
+    n_hidden: int = 2
+    density: float = 0.05
+    factors: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 5.0)
+    seeds: int = 6
+    steps: int = 6000
+    batch: int = 1024
+    seed: int = 0
+
+    PRESETS: ClassVar = {
+        "ci": dict(seeds=4, steps=3000),
+        "book": dict(),
+        "paper": dict(factors=(1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0), seeds=16, steps=10_000),
+    }
+
+    def __post_init__(self):
+        _check_common(self)
+        check_fraction("density", self.density)
+        if min(self.factors) <= 0:
+            raise ValueError(f"importance factors must be positive, got {self.factors}")
+        if self.n_hidden != 2:
+            raise ValueError(f"the pentagon lives in 2 hidden dimensions, got n_hidden={self.n_hidden}")
+
+
+def run_pentagon(cfg: PentagonConfig) -> Arrays:
+    """Best-of-seeds ReLU-output models, one per importance factor of feature 0."""
+    def compute() -> Arrays:
+        importance = np.ones((len(cfg.factors), cfg.n_features))
+        importance[:, 0] = cfg.factors
+        res = train_best("relu", cfg.n_features, cfg.n_hidden, importance,
+                         np.full(len(cfg.factors), cfg.density), seeds=cfg.seeds, steps=cfg.steps,
+                         batch=cfg.batch, seed=cfg.seed, desc="perturbed pentagon")
+        gaps = np.array([neighbour_gap_degrees(W, 0) for W in res["W"]])
+        return {**res, "factor": np.array(cfg.factors), "gap": gaps}
+    return cached("superposition/pentagon", cfg, compute)
+
+
+def pentagon_claims(res: Arrays) -> dict[str, Any]:
+    """How far (degrees) the neighbours of the most important feature have moved away from it,
+    beyond the regular pentagon's 72, at the largest importance factor."""
+    return {"superposition.perturbed_pentagon_gap": float(res["gap"][-1] - REGULAR_GAP)}
 
 
 # --- (b) linear vs ReLU output models -----------------------------------------------------------
@@ -188,11 +234,15 @@ def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
 
 
 def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, Any]:
-    """Linear: exactly the top m features at every sparsity; ReLU: ||W||_F^2 ~ m when dense."""
+    """Linear: exactly the top m features at every sparsity; ReLU: ||W||_F^2 ~ m when dense, and
+    at the first sparsity where it represents more than m features, the share of shared features
+    that form antipodal pairs."""
     lin, relu = res[f"linear_{n}x{m}"], res[f"relu_{n}x{m}"]
     top_m = np.arange(n) < m
     exact = [bool(np.array_equal(represented(W), top_m)) for W in lin["W"]]
+    beyond = [W for W in relu["W"] if represented(W).sum() > m]
     return {
+        "superposition.antipodal_first_share": antipodal_share(beyond[0]) if beyond else 0.0,
         "superposition.linear_top_m": float(np.mean(exact)),
         "superposition.dense_relu_frobenius": float((relu["W"][0] ** 2).sum()),
         "superposition.sparse_relu_represented": int(represented(relu["W"][-1]).sum()),
@@ -268,14 +318,22 @@ def run_phase(cfg: PhaseConfig) -> Arrays:
 
 def phase_claims(res: Arrays) -> dict[str, Any]:
     """2 -> 1: share of cells in superposition above the density bound (4/7, reached at r = 1,
-    the tip of the analytic superposition wedge), and agreement with the analytic phases."""
+    the tip of the analytic superposition wedge), agreement with the analytic phases, and the share
+    of cells whose extra feature is caught half-way (a first-order transition leaves few)."""
     s, r = np.meshgrid(res["density"], res["importance"], indexing="ij")
     above = res["density"] > superposition_density_bound(1.0)
-    analytic = analytic_phase_2_1(s, r)
+    analytic = analytic_phase(2)(s, r)
     return {
         "superposition.phase_superposition_above_bound": float((res["phase"][above] == 1).mean()),
         "superposition.phase_agreement": float((res["phase"] == analytic).mean()),
+        "superposition.phase_intermediate_norm": intermediate_norm_share(res["W"]),
     }
+
+
+def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
+    """3 -> 2: share of grid cells whose trained phase is that of the lowest-loss candidate."""
+    s, r = np.meshgrid(res["density"], res["importance"], indexing="ij")
+    return {"superposition.phase_3_2_agreement": float((res["phase"] == analytic_phase(3)(s, r)).mean())}
 
 
 def superposition_above_bound(res: Arrays) -> list[dict[str, float]]:
@@ -490,12 +548,9 @@ def run_privileged(cfg: PrivilegedConfig) -> Arrays:
 
 def privileged_claims(res: Arrays) -> dict[str, Any]:
     """Mean top-feature share of live neurons, dense vs sparsest: monosemantic -> polysemantic."""
-    def share(W):
-        live = np.linalg.norm(W, axis=-1) > 0.1
-        return float(neuron_top_share(W)[live].mean())
     return {
-        "superposition.privileged_dense_top_share": share(res["W"][0]),
-        "superposition.privileged_sparse_top_share": share(res["W"][-1]),
+        "superposition.privileged_dense_top_share": live_top_share(res["W"][0]),
+        "superposition.privileged_sparse_top_share": live_top_share(res["W"][-1]),
     }
 
 
@@ -553,7 +608,9 @@ def neurons_per_feature(W_in: np.ndarray, rel: float = 0.2) -> np.ndarray:
 
 
 def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
-    """Dense: share of features computed by exactly two single-feature neurons of opposite sign."""
+    """Dense n = 3: share of features computed by exactly two single-feature neurons of opposite
+    sign. Sweep: the mean top-feature share of live neurons, densest and sparsest (one feature per
+    neuron when dense, polysemantic when sparse)."""
     W = res["dense"]["W"][0]  # (m, n)
     used = neurons_per_feature(W)
     mono = used.sum(axis=1) <= 1  # neuron reads at most one feature
@@ -561,21 +618,25 @@ def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     for i in range(W.shape[1]):
         idx = np.flatnonzero(used[:, i] & mono)
         ok.append(idx.size == 2 and used[:, i].sum() == 2 and np.sign(W[idx, i]).sum() == 0)
-    return {"superposition.abs_two_neurons_per_feature": float(np.mean(ok))}
+    sweep = res["sweep"]["W"]
+    return {"superposition.abs_two_neurons_per_feature": float(np.mean(ok)),
+            "superposition.abs_dense_top_share": live_top_share(sweep[0]),
+            "superposition.abs_sparse_top_share": live_top_share(sweep[-1])}
 
 
 def _configs(scale: str) -> dict[str, Any]:
     """Every experiment's config at ``scale``, by experiment name."""
     two, three = phase_configs(scale)
-    return {"intro": IntroConfig.preset(scale), "demo": DemoConfig.preset(scale), "phase_2to1": two,
+    return {"intro": IntroConfig.preset(scale), "pentagon": PentagonConfig.preset(scale),
+            "demo": DemoConfig.preset(scale), "phase_2to1": two,
             "phase_3to2": three, "geometry": GeometryConfig.preset(scale),
             "dynamics": DynamicsConfig.preset(scale), "correlation": CorrelationConfig.preset(scale),
             "privileged": PrivilegedConfig.preset(scale), "abs": AbsConfig.preset(scale)}
 
 
-_RUNS = {"intro": run_intro, "demo": run_demo, "phase_2to1": run_phase, "phase_3to2": run_phase,
-         "geometry": run_geometry, "dynamics": run_dynamics, "correlation": run_correlation,
-         "privileged": run_privileged, "abs": run_abs}
+_RUNS = {"intro": run_intro, "pentagon": run_pentagon, "demo": run_demo, "phase_2to1": run_phase,
+         "phase_3to2": run_phase, "geometry": run_geometry, "dynamics": run_dynamics,
+         "correlation": run_correlation, "privileged": run_privileged, "abs": run_abs}
 
 
 def jobs(scale: str) -> list[Job]:
@@ -592,8 +653,10 @@ def run_all(scale: str) -> dict[str, Any]:
     cfg = _configs(scale)
     claims: dict[str, Any] = {}
     claims |= intro_claims(run_intro(cfg["intro"]))
+    claims |= pentagon_claims(run_pentagon(cfg["pentagon"]))
     claims |= demo_claims(run_demo(cfg["demo"]))
     claims |= phase_claims(run_phase(cfg["phase_2to1"]))
+    claims |= phase_3_2_claims(run_phase(cfg["phase_3to2"]))
     claims |= geometry_claims(run_geometry(cfg["geometry"]))
     claims |= correlation_claims(run_correlation(cfg["correlation"]))
     claims |= privileged_claims(run_privileged(cfg["privileged"]))

@@ -106,6 +106,49 @@ def longest_plateau(x, y, level: float, tol: float) -> tuple[float, float]:
     return best
 
 
+REGULAR_GAP = 72.0
+"""The angular gap (degrees) between neighbouring features of a regular pentagon (§"Intro")."""
+
+
+def pentagon_error_degrees(W) -> float:
+    """For W (2, 5): the largest deviation (degrees) of the angular gaps between the feature
+    directions from the regular pentagon's 72."""
+    W = _as_weights(W)
+    angles = np.sort(np.degrees(np.arctan2(W[1], W[0])) % 360)
+    gaps = np.diff(np.append(angles, angles[0] + 360))
+    return float(np.abs(gaps - REGULAR_GAP).max())
+
+
+def neighbour_gap_degrees(W, i: int, threshold: float = 0.5) -> float:
+    """For W (2, n): the mean of the two angular gaps (degrees) between feature ``i`` and its nearest
+    represented neighbours, one on each side (§"Non-uniform superposition"): :data:`REGULAR_GAP` for
+    each feature of a regular pentagon. nan if no other feature is represented."""
+    W = _as_weights(W)
+    if W.shape[0] != 2:
+        raise ValueError(f"angular gaps need 2 hidden dimensions, got W of shape {W.shape}")
+    angle = np.degrees(np.arctan2(W[1], W[0]))
+    others = np.delete(np.arange(W.shape[1]), i)
+    others = others[represented(W[:, others], threshold)]
+    if others.size == 0:
+        return float("nan")
+    ahead = (angle[others] - angle[i]) % 360
+    return float((ahead.min() + 360 - ahead.max()) / 2)
+
+
+def antipodal_share(W, cos_max: float = -0.95, overlap: float = 0.1) -> float:
+    """Among represented features that share their direction (:func:`superposition` > ``overlap``),
+    the share whose most opposed represented partner has cosine <= ``cos_max``: an antipodal pair
+    (§"Demonstrating superposition"). nan if no feature shares its direction."""
+    W = _as_weights(W)
+    rep = represented(W)
+    shared = rep & (superposition(W) > overlap)
+    if not shared.any():
+        return float("nan")
+    unit = W / np.maximum(np.linalg.norm(W, axis=-2), _EPS)
+    cos = unit.T @ unit
+    return float((cos[np.ix_(shared, rep)].min(axis=1) <= cos_max).mean())
+
+
 def pair_cosines(W, pairs) -> np.ndarray:
     """cos(W_i, W_j) for each (i, j) in ``pairs``, shape (..., len(pairs))."""
     W = _as_weights(W)
@@ -121,3 +164,11 @@ def neuron_top_share(W) -> np.ndarray:
     sq = _as_weights(W) ** 2
     total = sq.sum(-1)
     return np.where(total > _EPS, sq.max(-1) / np.maximum(total, _EPS), np.nan)
+
+
+def live_top_share(W, live_norm: float = 0.1) -> float:
+    """The mean :func:`neuron_top_share` over live neurons (row norm > ``live_norm``): near 1 when
+    every neuron reads one feature (monosemantic), lower when neurons are polysemantic."""
+    W = _as_weights(W)
+    live = np.linalg.norm(W, axis=-1) > live_norm
+    return float(neuron_top_share(W)[live].mean()) if live.any() else float("nan")

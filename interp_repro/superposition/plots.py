@@ -10,7 +10,7 @@ from interp_repro.superposition.metrics import (
     represented,
     superposition,
 )
-from interp_repro.superposition.phase import PHASES, analytic_phase_2_1
+from interp_repro.superposition.phase import PHASES, analytic_losses_2_1, analytic_phase
 
 PHASE_COLOURS = ListedColormap(["#d9d9d9", "#4c72b0", "#dd8452"])
 
@@ -74,18 +74,57 @@ def count_represented(results: dict[str, dict], sparsity_key: str = "sparsity"):
 
 
 def phase_diagram(res: dict, analytic: bool = True, title: str = ""):
-    """The extra feature's phase over (relative importance, density); analytic boundaries dashed."""
+    """The extra feature's phase over (relative importance, density); the analytic boundaries of the
+    2 -> 1 or 3 -> 2 candidates dashed."""
     fig, ax = plt.subplots(figsize=(4.6, 3.8))
     r, s = res["importance"], res["density"]
     ax.pcolormesh(r, s, res["phase"], cmap=PHASE_COLOURS, vmin=-0.5, vmax=2.5, shading="nearest")
     if analytic:
         rr, ss = np.meshgrid(np.geomspace(r.min(), r.max(), 400), np.geomspace(s.min(), s.max(), 400))
-        ax.contour(rr, ss, analytic_phase_2_1(ss, rr), levels=[0.5, 1.5], colors="k",
+        ax.contour(rr, ss, analytic_phase(res["W"].shape[-1])(ss, rr), levels=[0.5, 1.5], colors="k",
                    linestyles="--", linewidths=1)
     ax.set(xscale="log", yscale="log", xlabel="relative importance r of the extra feature",
            ylabel="feature density 1 - S", title=title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=PHASE_COLOURS(i)) for i in range(3)]
     ax.legend(handles, PHASES, fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def first_order(res: dict, row: int):
+    """At the density of ``row`` of a 2 -> 1 run: the three analytic candidate losses against r,
+    which cross at the boundaries, with the trained losses (left), and the extra feature's norm,
+    which jumps there (right; every other density in grey)."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
+    r, s = res["importance"], res["density"][row]
+    rr = np.geomspace(r.min(), r.max(), 400)
+    for i, loss in enumerate(analytic_losses_2_1(s, rr)):
+        ax.plot(rr, loss, color=PHASE_COLOURS(i), lw=2, label=PHASES[i])
+    ax.scatter(r, res["loss"][row], color="k", s=14, zorder=3, label="trained")
+    ax.set(xscale="log", yscale="log", xlabel="relative importance r", ylabel="loss",
+           title=f"candidate losses at density {s:.3g}")
+    ax.legend(fontsize=7)
+    norms = feature_norms(res["W"])[..., -1]
+    for j in range(norms.shape[0]):
+        ax2.plot(r, norms[j], color="lightgrey", lw=0.8, zorder=1)
+    ax2.plot(r, norms[row], color="k", marker="o", zorder=2)
+    ax2.axhspan(0.2, 0.8, color="C3", alpha=0.08, label="half-way (0.2 to 0.8)")
+    ax2.set(xscale="log", xlabel="relative importance r", ylabel="||W_extra||",
+            title="the extra feature's norm")
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def neighbour_gaps(res: dict, regular: float):
+    """The mean angular gap between the perturbed feature and its neighbours against its importance
+    factor, with the regular pentagon's gap dashed."""
+    fig, ax = plt.subplots(figsize=(4.6, 3.2))
+    ax.plot(res["factor"], res["gap"], marker="o", color="k")
+    ax.axhline(regular, color="grey", ls="--", lw=1, label=f"regular pentagon ({regular:g} degrees)")
+    ax.set(xscale="log", xlabel="importance factor of feature 0",
+           ylabel="gap to its neighbours (degrees)")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
