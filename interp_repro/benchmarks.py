@@ -30,11 +30,22 @@ def comparison(what: str, ours_s: float, baseline_s: float, setting: str) -> dic
             "speedup": float(baseline_s / ours_s)}
 
 
+def cpu_model() -> str:
+    """The CPU's model name, from /proc/cpuinfo where there is one, else what ``platform`` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def host() -> dict[str, Any]:
     """The machine a result was measured on."""
     import torch
 
-    return {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+    return {"cpu": cpu_model(), "cores": os.cpu_count(),
             "system": f"{platform.system()} {platform.release()}", "python": sys.version.split()[0],
             "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
 

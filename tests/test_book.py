@@ -9,6 +9,9 @@ import re
 import pytest
 from chapters import study_chapters, toc_files
 
+from interp_repro import STUDIES, __version__
+from interp_repro.benchmarks import cpu_model
+from interp_repro.core.cache import dependency_versions, library_fingerprint
 from interp_repro.reproduction.claims import load_claims
 
 pytestmark = pytest.mark.book
@@ -43,6 +46,14 @@ def test_reproduction_page_lists_every_claim_and_no_failure(html):
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", page)
     assert cells and not [c for c in cells if c.startswith("FAIL")], "a claim failed in this build"
     assert "not run" not in cells, "a claim was not recorded by the chapters of this build"
+
+
+def test_reproduction_page_names_the_version_fingerprints_and_machine(html):
+    page = (html / "book" / "reproduction.html").read_text()
+    assert f"interp-repro <strong>{__version__}</strong>" in page
+    for study in STUDIES:
+        assert library_fingerprint(study) in page, study
+    assert cpu_model() in page and dependency_versions() in page
 
 
 @pytest.mark.parametrize("chapter", sorted(study_chapters()))

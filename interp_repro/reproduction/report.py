@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from interp_repro.core.cache import library_fingerprint
+from interp_repro.core.cache import dependency_versions, library_fingerprint
 from interp_repro.core.scales import check_scale
 from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
 from interp_repro.reproduction.records import load_records, record
@@ -231,3 +231,16 @@ def record_all(values: Mapping[str, Value], scale: str) -> RecordedClaims:
     """Record every (claim id, value) pair of ``values`` (see :func:`record`); returns them as plain
     values, which a notebook shows beside the paper's with the measured status."""
     return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale)
+
+
+def provenance() -> str:
+    """Markdown naming what made this build: the package version, each study's library fingerprint
+    (the key of its cached results), the numerical libraries and the machine."""
+    from interp_repro import STUDIES, __version__
+    from interp_repro.benchmarks import host
+
+    machine = host()
+    prints = ", ".join(f"{study} `{library_fingerprint(study)}`" for study in STUDIES)
+    return (f"Built with interp-repro **{__version__}**; library fingerprints: {prints}; "
+            f"{dependency_versions()}, Python {machine['python']}; on {machine['cpu']} "
+            f"({machine['cores']} cores, {machine['system']}).")
