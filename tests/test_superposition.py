@@ -15,14 +15,15 @@ from interp_repro.superposition.experiments import (
     train_best,
 )
 from interp_repro.superposition.metrics import (
+    abs_circuit_share,
     antipodal_share,
     chance_fraction_share,
     dimensions_per_feature,
     live_top_share,
-    longest_plateau,
     nearest_fraction_share,
     neighbour_gap_degrees,
     pentagon_error_degrees,
+    plateau_span,
     superposition,
 )
 from interp_repro.superposition.model import ToyModel
@@ -172,8 +173,11 @@ def test_fraction_share_and_plateau():
     assert nearest_fraction_share([0.58, 0.87, 0.5]) == pytest.approx(1 / 3)
     x = np.array([1, 2, 4, 8, 16, 32])
     y = np.array([1.0, 0.5, 0.52, 0.3, 0.49, 0.5])
-    assert longest_plateau(x, y, 0.5, 0.05) == (2, 4)  # ties on ratio go to the first run
-    assert np.isnan(longest_plateau(x, y, 0.9, 0.01)[0])
+    # runs at x = 2..4 and 16..32; edges interpolated in log x to where |y - 0.5| crosses 0.05
+    lo, hi = plateau_span(x, y, 0.5, 0.05)
+    assert lo == pytest.approx(2**0.9) and hi == pytest.approx(4 * 2 ** (1 / 6))  # the wider run
+    assert plateau_span(x[3:], y[3:], 0.5, 0.05)[1] == 32  # a run at the sweep's end ends there
+    assert np.isnan(plateau_span(x, y, 0.9, 0.01)[0])
 
 
 def test_pentagon_error():
@@ -202,6 +206,15 @@ def test_antipodal_share():
     pair_and_triangle = np.concatenate([polygon(2), quarter_turn @ polygon(3)], axis=1)
     assert antipodal_share(pair_and_triangle) == pytest.approx(2 / 5)  # only the pair's members
     assert np.isnan(antipodal_share(np.eye(3)))
+
+
+def test_abs_circuit_share():
+    circuit = np.kron(np.eye(3), [[1.0], [-1.0]])  # (6, 3): a +/- pair of neurons per feature
+    assert abs_circuit_share(circuit) == 1.0
+    circuit[1, 0] = 1.0  # the second neuron of feature 0 now has the same sign
+    assert abs_circuit_share(circuit) == pytest.approx(2 / 3)
+    circuit[3, 0] = 0.5  # a neuron of feature 1 also reads feature 0: neither is computed cleanly
+    assert abs_circuit_share(circuit) == pytest.approx(1 / 3)
 
 
 def test_live_top_share():

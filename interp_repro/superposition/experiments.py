@@ -19,19 +19,20 @@ from interp_repro.core.seeding import torch_generator
 from interp_repro.superposition.metrics import (
     FRACTIONS,
     REGULAR_GAP,
+    abs_circuit_share,
     antipodal_share,
     chance_fraction_share,
     dimensions_per_feature,
     feature_dimensionality,
     live_top_share,
-    longest_plateau,
     nearest_fraction_share,
     neighbour_gap_degrees,
     pair_cosines,
     pentagon_error_degrees,
+    plateau_span,
     represented,
 )
-from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.model import INITS, ToyModel
 from interp_repro.superposition.phase import (
     analytic_losses_2_1,
     analytic_phase,
@@ -55,9 +56,10 @@ def _check_common(cfg) -> None:
 def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
                seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
                correlation: str = "none", snapshot_every: int | None = None,
-               device: str = "cpu") -> Arrays:
+               device: str = "cpu", init: str = "xavier") -> Arrays:
     """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
-    batched program on ``device`` and keep the lowest-loss one per point.
+    batched program on ``device`` and keep the lowest-loss one per point. ``init``: see
+    :func:`~interp_repro.superposition.model.init_std`.
 
     Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
     """
@@ -70,7 +72,7 @@ def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.nd
     importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
     rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
     rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
-    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed)).to(select_device(device))
+    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed), init).to(select_device(device))
     res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
                 correlation=correlation, snapshot_every=snapshot_every, desc=desc)
     all_loss = res.loss.reshape(points, seeds)
@@ -353,25 +355,34 @@ def superposition_above_bound(res: Arrays) -> list[dict[str, float]]:
 @dataclass(frozen=True)
 class GeometryConfig(Preset):
     """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``
-    (§"The geometry of superposition", Figures on dimensions per feature)."""
+    (§"The geometry of superposition", Figures on dimensions per feature).
+
+    ``book`` trains as the original notebook does: n = 200, m = 20, 10,000 steps at batch 1,024,
+    and its initialisation scale (``init="notebook"``, see
+    :func:`~interp_repro.superposition.model.init_std`), over 30 sparsities. ``paper`` has the
+    paper's n = 400, m = 30.
+    """
 
     n_features: int = 200
     n_hidden: int = 20
-    points: int = 12
+    points: int = 30
     max_inverse_density: float = 100.0
-    steps: int = 6000
-    batch: int = 512
+    steps: int = 10_000
+    batch: int = 1024
+    init: str = "notebook"
     seed: int = 0
 
     PRESETS: ClassVar = {
-        "ci": dict(n_features=100, n_hidden=10, points=10, steps=3000),
+        "ci": dict(n_features=100, n_hidden=10, points=10, steps=3000, batch=512),
         "book": dict(),
-        "paper": dict(n_features=400, n_hidden=30, points=30, steps=20_000, batch=1024),
+        "paper": dict(n_features=400, n_hidden=30, points=40, steps=20_000),
     }
 
     def __post_init__(self):
         _check_common(self)
         check_positive_int("points", self.points)
+        if self.init not in INITS:
+            raise ValueError(f"unknown init {self.init!r}: choose one of {INITS}")
         if not self.max_inverse_density > 1:
             raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
 
@@ -385,7 +396,7 @@ def run_geometry(cfg: GeometryConfig) -> Arrays:
     def compute() -> Arrays:
         res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features),
                          cfg.densities, seeds=1, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
-                         desc="geometry sweep")
+                         init=cfg.init, desc="geometry sweep")
         return {"W": res["W"], "loss": res["loss"], "density": cfg.densities,
                 "dstar": dimensions_per_feature(res["W"]), "dims": feature_dimensionality(res["W"])}
     return cached("superposition/geometry", cfg, compute)
@@ -396,23 +407,29 @@ PLATEAU_TOL = 0.05
 
 
 def _plateau_ratio(inv: np.ndarray, dstar: np.ndarray, level: float) -> float:
-    lo, hi = longest_plateau(inv, dstar, level, PLATEAU_TOL)
+    lo, hi = plateau_span(inv, dstar, level, PLATEAU_TOL)
     return 0.0 if np.isnan(lo) else float(hi / lo)
 
 
+def packed_dims(res: Arrays) -> np.ndarray:
+    """The D_i of every feature of the sweep's packed models: features sparse enough to share
+    (1/(1-S) >= 2) and D* >= 3/8, the smallest named fraction, so that every fraction is reachable."""
+    packed = (1 / res["density"] >= 2) & (res["dstar"] >= FRACTIONS["3/8"])
+    return res["dims"][packed].ravel()
+
+
 def geometry_claims(res: Arrays) -> dict[str, Any]:
-    """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the D_i cluster at
-    the named fractions (where D* >= 3/8, the smallest fraction), and sum_i D_i / m."""
+    """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the packed
+    models' D_i cluster at the named fractions (:func:`packed_dims`), and sum_i D_i / m."""
     inv = 1 / res["density"]
     m = res["W"].shape[-2]
-    sparse = inv >= 2  # efficiently packed once features are sparse enough to share
-    packed = sparse & (res["dstar"] >= FRACTIONS["3/8"])
+    dims = packed_dims(res)
     return {
         "superposition.dstar_one_plateau": _plateau_ratio(inv, res["dstar"], 1.0),
         "superposition.dstar_half_plateau": _plateau_ratio(inv, res["dstar"], 0.5),
-        "superposition.dims_near_fractions": (nearest_fraction_share(res["dims"][packed])
-                                              / chance_fraction_share()) if packed.any() else 0.0,
-        "superposition.sum_dims_over_m": float(np.median(res["dims"][sparse].sum(-1) / m)),
+        "superposition.dims_near_fractions": (nearest_fraction_share(dims) / chance_fraction_share()
+                                              if dims.size else 0.0),
+        "superposition.sum_dims_over_m": float(np.median(res["dims"][inv >= 2].sum(-1) / m)),
     }
 
 
@@ -601,25 +618,12 @@ def run_abs(cfg: AbsConfig) -> dict[str, Arrays]:
             "sweep": cached("superposition/abs/sweep", cfg, sweep)}
 
 
-def neurons_per_feature(W_in: np.ndarray, rel: float = 0.2) -> np.ndarray:
-    """For W_in (m, n): per feature, the neurons whose |weight| exceeds ``rel`` x the largest."""
-    mag = np.abs(W_in)
-    return mag > rel * mag.max()
-
-
 def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     """Dense n = 3: share of features computed by exactly two single-feature neurons of opposite
     sign. Sweep: the mean top-feature share of live neurons, densest and sparsest (one feature per
     neuron when dense, polysemantic when sparse)."""
-    W = res["dense"]["W"][0]  # (m, n)
-    used = neurons_per_feature(W)
-    mono = used.sum(axis=1) <= 1  # neuron reads at most one feature
-    ok = []
-    for i in range(W.shape[1]):
-        idx = np.flatnonzero(used[:, i] & mono)
-        ok.append(idx.size == 2 and used[:, i].sum() == 2 and np.sign(W[idx, i]).sum() == 0)
     sweep = res["sweep"]["W"]
-    return {"superposition.abs_two_neurons_per_feature": float(np.mean(ok)),
+    return {"superposition.abs_two_neurons_per_feature": abs_circuit_share(res["dense"]["W"][0]),
             "superposition.abs_dense_top_share": live_top_share(sweep[0]),
             "superposition.abs_sparse_top_share": live_top_share(sweep[-1])}
 

@@ -88,20 +88,32 @@ def chance_fraction_share(tol: float = 0.025, min_dim: float = 0.1) -> float:
     return covered / (1.0 - min_dim)
 
 
-def longest_plateau(x, y, level: float, tol: float) -> tuple[float, float]:
-    """The widest run of consecutive points with |y - level| <= tol, as (x_first, x_last).
+def plateau_span(x, y, level: float, tol: float) -> tuple[float, float]:
+    """The widest run of consecutive points with |y - level| <= tol, as (x_low, x_high), its edges
+    interpolated (linearly in log x) to where |y - level| crosses ``tol`` between the run's end
+    points and their outside neighbours; a run that reaches the end of the sweep ends there.
 
-    (nan, nan) if no point is within ``tol``. ``x`` must be increasing.
+    Widest means the largest x_high / x_low. (nan, nan) if no point is within ``tol``. ``x`` must be
+    positive and increasing.
     """
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    near = np.abs(y - level) <= tol
+    off = np.abs(y - level) - tol  # <= 0 on the plateau
+    logx = np.log(x)
+
+    def edge(inside: int, outside: int) -> float:
+        if outside < 0 or outside >= len(x):
+            return x[inside]
+        t = off[inside] / (off[inside] - off[outside])  # off goes from <= 0 to > 0
+        return float(np.exp(logx[inside] + t * (logx[outside] - logx[inside])))
+
     best, start = (np.nan, np.nan), None
-    for i, flag in enumerate(np.append(near, False)):
+    for i, flag in enumerate(np.append(off <= 0, False)):
         if flag and start is None:
             start = i
         elif not flag and start is not None:
-            if np.isnan(best[0]) or x[i - 1] / x[start] > best[1] / best[0]:
-                best = (x[start], x[i - 1])
+            span = (edge(start, start - 1), edge(i - 1, i))
+            if np.isnan(best[0]) or span[1] / span[0] > best[1] / best[0]:
+                best = span
             start = None
     return best
 
@@ -172,3 +184,24 @@ def live_top_share(W, live_norm: float = 0.1) -> float:
     W = _as_weights(W)
     live = np.linalg.norm(W, axis=-1) > live_norm
     return float(neuron_top_share(W)[live].mean()) if live.any() else float("nan")
+
+
+def neurons_per_feature(W_in, rel: float = 0.2) -> np.ndarray:
+    """For a first layer W_in (m, n): per neuron and feature, whether the neuron reads the feature,
+    its |weight| above ``rel`` times the layer's largest."""
+    mag = np.abs(_as_weights(W_in))
+    return mag > rel * mag.max()
+
+
+def abs_circuit_share(W_in) -> float:
+    """The share of features that a first layer W_in (m, n) computes as |x| = ReLU(x) + ReLU(-x)
+    (§"Computation in superposition"): read by exactly two neurons, each reading that feature alone,
+    with weights of opposite sign."""
+    W_in = _as_weights(W_in)
+    used = neurons_per_feature(W_in)
+    mono = used.sum(axis=1) <= 1  # a neuron that reads at most one feature
+    ok = []
+    for i in range(W_in.shape[1]):
+        idx = np.flatnonzero(used[:, i] & mono)
+        ok.append(idx.size == 2 and used[:, i].sum() == 2 and np.sign(W_in[idx, i]).sum() == 0)
+    return float(np.mean(ok))

@@ -16,11 +16,25 @@ from torch import nn
 KINDS = ("linear", "relu", "hidden_relu", "abs")
 
 
-def _xavier(shape: tuple[int, int, int], fan_in: int, fan_out: int,
-            generator: torch.Generator) -> nn.Parameter:
-    # Per instance: std = sqrt(2 / (fan_in + fan_out)). The original notebook applies xavier to the
-    # whole 3-D tensor, which ties the scale to the number of instances; we do not.
-    std = math.sqrt(2.0 / (fan_in + fan_out))
+INITS = ("xavier", "notebook")
+
+
+def init_std(init: str, n_instances: int, n_features: int, n_hidden: int) -> float:
+    """The standard deviation of W's normal initialisation.
+
+    ``xavier``: per instance, sqrt(2 / (n + m)). ``notebook``: what the original notebook gets by
+    applying ``xavier_normal_`` to its whole (instances, features, hidden) tensor, whose fans torch
+    takes as n * m and instances * m: sqrt(2 / (m (n + instances))), smaller, and tied to the
+    number of instances trained together.
+    """
+    if init not in INITS:
+        raise ValueError(f"unknown init {init!r}: choose one of {INITS}")
+    if init == "xavier":
+        return math.sqrt(2.0 / (n_features + n_hidden))
+    return math.sqrt(2.0 / (n_hidden * (n_features + n_instances)))
+
+
+def _normal(shape: tuple[int, int, int], std: float, generator: torch.Generator) -> nn.Parameter:
     return nn.Parameter(torch.randn(shape, generator=generator) * std)
 
 
@@ -28,14 +42,15 @@ class ToyModel(nn.Module):
     """K independent toy models of one ``kind`` trained as one tensor program."""
 
     def __init__(self, n_instances: int, n_features: int, n_hidden: int, kind: str,
-                 generator: torch.Generator):
+                 generator: torch.Generator, init: str = "xavier"):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"unknown model kind {kind!r}: choose one of {KINDS}")
         self.kind = kind
         k, n, m = n_instances, n_features, n_hidden
-        self.W = _xavier((k, m, n), n, m, generator)
-        self.W_out = _xavier((k, n, m), m, n, generator) if kind == "abs" else None
+        std = init_std(init, k, n, m)
+        self.W = _normal((k, m, n), std, generator)
+        self.W_out = _normal((k, n, m), std, generator) if kind == "abs" else None
         self.b = nn.Parameter(torch.zeros(k, 1, n))
 
     @property

@@ -163,6 +163,25 @@ def feature_dimensionality_scatter(res: dict):
     return fig
 
 
+def dims_histogram(dims: np.ndarray, chance_share: float, min_dim: float = 0.1):
+    """A histogram of learned features' D_i (those above ``min_dim``) with the named fractions
+    dotted, and the height a uniform spread of the same features over (``min_dim``, 1] would give."""
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    learned = dims[dims > min_dim]
+    bins = np.linspace(min_dim, 1.0, 73)
+    ax.hist(learned, bins=bins, color="C0")
+    ax.axhline(learned.size / (len(bins) - 1), color="C3", ls="--", lw=1,
+               label=f"uniform spread (puts {chance_share:.0%} near a fraction)")
+    for name, v in FRACTIONS.items():
+        if v > min_dim:
+            ax.axvline(v, color="grey", ls=":", lw=0.8)
+            ax.text(v, ax.get_ylim()[1], name, ha="center", va="bottom", fontsize=8)
+    ax.set(xlabel="feature dimensionality D_i", ylabel="features")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
 def dynamics_plot(res: dict):
     """D_i of every feature along training (top) and the loss (bottom)."""
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True,
