@@ -9,6 +9,7 @@ from interp_repro.superposition import feature_dimensionality
 from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.experiments import (
     DemoConfig,
+    GeometryConfig,
     IntroConfig,
     PentagonConfig,
     PhaseConfig,
@@ -26,7 +27,7 @@ from interp_repro.superposition.metrics import (
     plateau_span,
     superposition,
 )
-from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.model import ToyModel, init_std
 from interp_repro.superposition.phase import (
     analytic_phase,
     analytic_phase_2_1,
@@ -101,6 +102,18 @@ def test_hand_written_gradients_match_autograd(kind):
     loss_gradients(model, x, importance)
     for name, p in model.named_parameters():
         torch.testing.assert_close(p.grad, expected[name], rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_notebook_init_matches_xavier_on_the_whole_stack_of_models():
+    k, n, m = 30, 200, 20
+    stack = torch.empty(k, n, m)  # the original notebook's (instances, features, hidden) tensor
+    fan_in, fan_out = torch.nn.init._calculate_fan_in_and_fan_out(stack)
+    assert init_std("notebook", k, n, m) == pytest.approx((2 / (fan_in + fan_out)) ** 0.5)
+    assert init_std("xavier", k, n, m) == pytest.approx((2 / (n + m)) ** 0.5)
+    W = ToyModel(k, n, m, "relu", torch_generator(0), init="notebook").W
+    assert W.std().item() == pytest.approx(init_std("notebook", k, n, m), rel=0.01)
+    with pytest.raises(ValueError, match="unknown init 'he'"):
+        init_std("he", k, n, m)
 
 
 def test_unknown_kind():
@@ -266,6 +279,8 @@ def test_presets_validate():
         PhaseConfig.preset("ci", n_hidden=2)
     with pytest.raises(ValueError, match="no field"):
         PhaseConfig.preset("ci", gird=3)
+    with pytest.raises(ValueError, match="unknown init 'he'"):
+        GeometryConfig.preset("ci", init="he")
     with pytest.raises(ValueError, match="factors must be positive"):
         PentagonConfig.preset("ci", factors=(1.0, 0.0))
     with pytest.raises(ValueError, match="2 hidden dimensions"):
