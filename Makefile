@@ -1,6 +1,7 @@
 # `make book`: set everything up and build the executed book into _build/html.
 # `make test`: set everything up and run the whole test suite (what CI runs).
 # Both are incremental: nothing is reinstalled or rebuilt when nothing changed.
+# `make lock`: pin the whole environment, with hashes, in requirements.lock (make installs from it).
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -12,12 +13,21 @@ SCALE ?= $(or $(INTERP_REPRO_SCALE),book)
 BOOK_SOURCES := $(shell find book interp_repro -type f \( -name '*.md' -o -name '*.py' \
 	-o -name '*.bib' -o -name '*.toml' \) -not -path '*/__pycache__/*') _config.yml _toc.yml
 
-.PHONY: book test bench lint clean
+.PHONY: book test bench lint lock clean
 
-$(STAMP): pyproject.toml
+LOCK := requirements.lock
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+
+# With requirements.lock (`make lock`), the exact versions and hashes the book was built with; then
+# the project itself, without resolving anything more.
+$(STAMP): pyproject.toml $(wildcard $(LOCK))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(if $(wildcard $(LOCK)),$(PIP) --require-hashes -r $(LOCK) && $(PIP) --no-deps -e .,$(PIP) -e ".[dev]")
 	touch $@
+
+lock: $(STAMP)
+	$(BIN)/pip-compile --quiet --generate-hashes --extra dev --strip-extras --no-emit-find-links \
+		--no-emit-index-url --unsafe-package interp-repro --output-file $(LOCK) pyproject.toml
 
 BENCHMARKS := superposition_training modular_addition_training schur_rnn topology parallel
 BENCH_RESULTS := $(BENCHMARKS:%=_build/benchmarks/%.json)

@@ -1,4 +1,4 @@
-"""Command line: ``interp-repro list | run STUDY|all | chapter NAME | report | cache``.
+"""Command line: ``interp-repro list | run STUDY|all | chapter NAME | figure NAME | report | cache``.
 
 An expected error (a bad setting, path or address) is one line on stderr and exit status 2.
 """
@@ -16,6 +16,7 @@ from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
+from interp_repro.figures import FORMATS
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
 from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
@@ -61,10 +62,19 @@ def chapters() -> list[str]:
     return sorted(f"{p.parent.name}/{p.stem}" for study in STUDIES for p in (BOOK / study).glob("*.md"))
 
 
-def _chapter(name: str) -> str:
+def _book() -> Path:
+    """The clone's book folder, or a :class:`ConfigError` when the library is installed without one."""
     if not BOOK.is_dir():
-        raise argparse.ArgumentTypeError(f"no book/ folder next to the library ({BOOK}): chapters run from "
-                                         "a clone of the repository (pip install -e .)")
+        raise ConfigError(f"no book/ folder next to the library ({BOOK}): chapters and their figures run "
+                          "from a clone of the repository (pip install -e .)")
+    return BOOK
+
+
+def _chapter(name: str) -> str:
+    try:
+        _book()
+    except ConfigError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     if name.removesuffix(".md").removeprefix("book/") not in chapters():
         raise argparse.ArgumentTypeError(f"unknown chapter {name!r}: choose one of {', '.join(chapters())}")
     return name.removesuffix(".md").removeprefix("book/")
@@ -154,6 +164,25 @@ def cmd_chapter(args) -> int:
     return 0
 
 
+def cmd_figure(args) -> int:
+    from interp_repro.figures import book_figures, check_names, render
+
+    _book()
+    figures = book_figures(BOOK)
+    if args.list:
+        rows = [(f.name, f.chapter, f.caption[:60] + ("..." if len(f.caption) > 60 else ""))
+                for f in figures.values()]
+        print(_table(rows, ("figure", "chapter", "caption")))
+        return 0
+    names = list(figures) if args.all else check_names(args.names, figures)
+    if not names:
+        raise ConfigError("name a figure (or several), or give --all or --list")
+    _check_setup()
+    for path in render(names, BOOK, args.scale, args.format or ["pdf"], args.out):
+        print(path)
+    return 0
+
+
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
     if args.json:
@@ -218,6 +247,18 @@ def build_parser() -> argparse.ArgumentParser:
     chap.add_argument("--out", type=Path, default=None,
                       help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
     chap.add_argument("--quiet", action="store_true", help="no progress bars")
+    fig = _command(sub, "figure", "render book figures by name (the name: of their MyST figure) to PDF, "
+                   "SVG or PNG files, from the cache, training only what is missing", cmd_figure)
+    fig.add_argument("names", nargs="*", metavar="NAME", help="figure names, e.g. fig-dstar (see --list)")
+    which = fig.add_mutually_exclusive_group()
+    which.add_argument("--list", action="store_true", help="list the figures: name, chapter, caption")
+    which.add_argument("--all", action="store_true", help="render every figure")
+    fig.add_argument("--format", choices=FORMATS, action="append", default=None,
+                     help="pdf, svg or png (300 dpi); repeat for several (default pdf)")
+    fig.add_argument("--scale", type=_scale, default=None, help=scale_help)
+    fig.add_argument("--out", type=Path, default=Path("_build") / "figures",
+                     help="folder for NAME.FORMAT files (default _build/figures)")
+    fig.add_argument("--quiet", action="store_true", help="no progress bars")
     rep = _command(sub, "report", "claims: the paper's value and band, ours, the measured and the expected "
                    "status; exit 1 when an outcome fails or nothing is recorded", cmd_report)
     rep.add_argument("--scale", type=_scale, default=None, help=scale_help)

@@ -1,12 +1,16 @@
 """The publishing files: GitHub workflows that test and publish the book, and the citation file."""
 
+import re
 import subprocess
 import sys
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -68,3 +72,46 @@ def test_the_changelog_has_an_entry_for_the_package_version(version):
     headings = [line for line in (ROOT / "CHANGELOG.md").read_text().splitlines()
                 if line.startswith("## ")]
     assert headings and headings[0].startswith(f"## {version}")
+
+
+LOCK = ROOT / "requirements.lock"
+
+
+PIN = re.compile(r"^([A-Za-z0-9_.-]+)==(\S+)((?: \\\n    --hash=sha256:[0-9a-f]{64})*)", re.M)
+
+
+def locked() -> dict[str, str]:
+    """{normalised name: pinned version} of requirements.lock, each pin checked to carry a hash."""
+    text = LOCK.read_text()
+    pins = PIN.findall(text)
+    assert len(pins) == len(re.findall(r"^[A-Za-z0-9_.-]+==", text, re.M)) > 100
+    assert all(hashes for _, _, hashes in pins), [name for name, _, hashes in pins if not hashes]
+    return {canonicalize_name(name): pin for name, pin, _ in pins}
+
+
+def test_the_lock_pins_every_requirement_of_the_project():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [Requirement(r) for r in project["dependencies"]]
+    wanted += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    pins = locked()
+    for req in wanted:
+        name = canonicalize_name(req.name)
+        if name == canonicalize_name(project["name"]):
+            continue
+        assert name in pins, f"{req.name} is not in requirements.lock: make lock"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"requirements.lock pins {req.name}=={pins[name]}, outside {req}: make lock")
+
+
+def test_this_environment_is_the_locked_one():
+    installed = {name: metadata.version(name) for name in locked()}
+    differ = {name: (pin, installed[name]) for name, pin in locked().items() if installed[name] != pin}
+    assert not differ, f"installed versions that differ from requirements.lock (pin, installed): {differ}"
+
+
+def test_the_workflows_find_the_locked_cpu_build_of_torch():
+    assert locked()["torch"].endswith("+cpu")
+    for name in ("test.yml", "book.yml"):
+        flow = workflow(name)
+        job = next(iter(flow["jobs"].values()))
+        assert job["env"]["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu", name

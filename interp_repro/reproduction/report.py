@@ -6,6 +6,7 @@ passes when that status is the one the registry expects at the scale and the sca
 any, holds.
 """
 
+import hashlib
 import html
 import os
 from collections.abc import Mapping
@@ -233,14 +234,17 @@ def record_all(values: Mapping[str, Value], scale: str) -> RecordedClaims:
     return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale)
 
 
-def provenance() -> str:
+def provenance(lock: Path | None = None) -> str:
     """Markdown naming what made this build: the package version, each study's library fingerprint
-    (the key of its cached results), the numerical libraries and the machine."""
+    (the key of its cached results), the numerical libraries, the lock file the environment was
+    installed from (its SHA-256, when ``lock`` exists) and the machine."""
     from interp_repro import STUDIES, __version__
     from interp_repro.benchmarks import host
 
     machine = host()
     prints = ", ".join(f"{study} `{library_fingerprint(study)}`" for study in STUDIES)
+    pinned = (f"lock file `{lock.name}` SHA-256 `{hashlib.sha256(lock.read_bytes()).hexdigest()[:16]}`"
+              if lock is not None and lock.is_file() else "no lock file")
     return (f"Built with interp-repro **{__version__}**; library fingerprints: {prints}; "
-            f"{dependency_versions()}, Python {machine['python']}; on {machine['cpu']} "
+            f"{dependency_versions()}, Python {machine['python']}, {pinned}; on {machine['cpu']} "
             f"({machine['cores']} cores, {machine['system']}).")

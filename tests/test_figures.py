@@ -1,0 +1,73 @@
+"""``interp-repro figure``: every study chapter's named figure is listed, renders to PDF, SVG and PNG
+files from the cache, and the built book shows the command under each figure."""
+
+import os
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from chapters import ROOT, study_chapters
+
+from interp_repro.cli import main
+from interp_repro.figures import DPI, FORMATS, book_figures
+
+BOOK = ROOT / "book"
+FIGURES = book_figures(BOOK)
+
+
+def test_every_named_figure_of_a_chapter_is_listed(capsys):
+    named = {}
+    for chapter in study_chapters():
+        text = (ROOT / chapter).read_text()
+        named[chapter] = {line.split("name:")[1].strip() for line in text.splitlines()
+                          if line.strip().startswith("name: fig-")}
+    assert {f.name for f in FIGURES.values()} == set().union(*named.values())
+    assert all(f"book/{f.chapter}.md" in named and f.name in named[f"book/{f.chapter}.md"]
+               for f in FIGURES.values())
+    assert main(["figure", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in FIGURES)
+
+
+def test_an_unknown_figure_names_the_closest(capsys):
+    assert main(["figure", "fig-dstr", "--scale", "ci"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown figure 'fig-dstr'" in err and "fig-dstar" in err
+    assert main(["figure", "--scale", "ci"]) == 2
+    assert "--all or --list" in capsys.readouterr().err
+
+
+def _png_dpi(path: Path) -> float:
+    """The resolution a PNG declares in its pHYs chunk, in dots per inch."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path.name} is not a PNG"
+    at = data.index(b"pHYs")
+    per_metre, _, unit = struct.unpack(">IIB", data[at + 4: at + 13])
+    assert unit == 1, "pHYs gives no unit"
+    return per_metre * 0.0254
+
+
+@pytest.mark.book
+def test_every_figure_renders_at_ci_scale_in_every_format(filled, tmp_path):
+    out = tmp_path / "figures"
+    env = os.environ | {"INTERP_REPRO_RECORD": str(tmp_path / "records.json"), "INTERP_REPRO_QUIET": "1"}
+    proc = subprocess.run([sys.executable, "-m", "interp_repro.cli", "figure", "--all", "--scale", "ci",
+                           *[a for fmt in FORMATS for a in ("--format", fmt)], "--out", str(out)],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in FIGURES:
+        pdf, svg, png = (out / f"{name}.{fmt}" for fmt in FORMATS)
+        assert pdf.read_bytes()[:5] == b"%PDF-", f"{pdf.name} is not a PDF"
+        assert ET.parse(svg).getroot().tag.endswith("svg"), f"{svg.name} is not an SVG"
+        assert _png_dpi(png) == pytest.approx(DPI, abs=1)
+        assert min(p.stat().st_size for p in (pdf, svg, png)) > 2_000, f"{name}: a file is nearly empty"
+
+
+@pytest.mark.book
+def test_each_figure_shows_its_command(html):
+    for figure in FIGURES.values():
+        page = (html / "book" / f"{figure.chapter}.html").read_text()
+        assert f"interp-repro figure {figure.name}" in page, f"{figure.chapter}: no command for {figure.name}"
