@@ -3,11 +3,12 @@ rendered with its figures, downloads and claims. The build is conftest.py's sess
 which test_notebooks.py and test_browser.py share.
 """
 
+import hashlib
 import json
 import re
 
 import pytest
-from chapters import study_chapters, toc_files
+from chapters import ROOT, study_chapters, toc_files
 
 from interp_repro import STUDIES, __version__
 from interp_repro.benchmarks import cpu_model
@@ -48,12 +49,14 @@ def test_reproduction_page_lists_every_claim_and_no_failure(html):
     assert "not run" not in cells, "a claim was not recorded by the chapters of this build"
 
 
-def test_reproduction_page_names_the_version_fingerprints_and_machine(html):
+def test_reproduction_page_names_the_version_fingerprints_lock_and_machine(html):
     page = (html / "book" / "reproduction.html").read_text()
     assert f"interp-repro <strong>{__version__}</strong>" in page
     for study in STUDIES:
         assert library_fingerprint(study) in page, study
     assert cpu_model() in page and dependency_versions() in page
+    lock = hashlib.sha256((ROOT / "requirements.lock").read_bytes()).hexdigest()[:16]
+    assert "SHA-256 <code" in page and lock in page
 
 
 @pytest.mark.parametrize("chapter", sorted(study_chapters()))
