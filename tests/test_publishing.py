@@ -35,6 +35,15 @@ def test_every_workflow_validates_against_the_github_schema():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_every_workflow_passes_the_zizmor_linter():
+    """zizmor audits the workflows (actions pinned to commits, least permissions, no persisted
+    credentials, no template injection), offline."""
+    linter = Path(sys.executable).with_name("zizmor")
+    done = subprocess.run([str(linter), "--offline", "--format", "plain", str(WORKFLOWS)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_test_workflow_runs_make_test_on_every_push_and_pull_request():
     flow = workflow("test.yml")
     assert {"push", "pull_request"} <= set(flow["on"])
@@ -53,7 +62,8 @@ def test_the_book_workflow_builds_at_book_scale_with_the_cache_keyed_on_the_fing
     pages = next(s for s in build["steps"] if "upload-pages-artifact" in s.get("uses", ""))
     assert pages["with"]["path"] == "_build/html"
     assert "actions/deploy-pages" in steps(flow["jobs"]["deploy"])
-    assert flow["permissions"]["pages"] == "write"
+    assert flow["permissions"] == {"contents": "read"}
+    assert flow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
 
 
 @pytest.fixture(scope="module")
