@@ -13,7 +13,7 @@ SCALE ?= $(or $(INTERP_REPRO_SCALE),book)
 BOOK_SOURCES := $(shell find book interp_repro -type f \( -name '*.md' -o -name '*.py' \
 	-o -name '*.bib' -o -name '*.toml' \) -not -path '*/__pycache__/*') _config.yml _toc.yml
 
-.PHONY: book test bench lint lock clean
+.PHONY: book test bench lint lock clean notebooks
 
 LOCK := requirements.lock
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
@@ -63,6 +63,11 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext
+
+# The launch buttons' notebooks, committed beside the study pages (interp_repro/notebooks.py): rerun
+# after editing a page or the pip spec in _config.yml (tests/test_student.py checks they are current).
+notebooks: $(STAMP)
+	$(BIN)/python -m interp_repro.notebooks
 
 clean:
 	rm -rf _build

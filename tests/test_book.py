@@ -8,7 +8,8 @@ import json
 import re
 
 import pytest
-from chapters import ROOT, study_chapters, toc_files
+import yaml
+from chapters import ROOT, exercise_pages, study_chapters, toc_files
 
 from interp_repro import STUDIES, __version__
 from interp_repro.benchmarks import cpu_model
@@ -69,3 +70,18 @@ def test_chapter_page_offers_its_executed_notebook_and_its_source(html, chapter)
     notebook = json.loads((html / "_sources" / chapter.replace(".md", ".ipynb")).read_text())
     assert any(cell.get("outputs") for cell in notebook["cells"] if cell["cell_type"] == "code"), (
         f"{chapter}: the downloadable notebook carries no outputs")
+
+
+@pytest.mark.parametrize("page", sorted(study_chapters() | exercise_pages()))
+def test_study_page_launches_its_notebook_on_colab(html, page):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    repository, notebook = config["repository"], page.replace(".md", ".ipynb")
+    repo = repository["url"].removeprefix("https://github.com/")
+    colab = f"{config['launch_buttons']['colab_url']}/github/{repo}/blob/{repository['branch']}/{notebook}"
+    assert f'href="{colab}"' in (html / page.replace(".md", ".html")).read_text(), f"{page}: no Colab link"
+    assert (ROOT / notebook).is_file(), f"{notebook} is missing: run make notebooks"
+
+
+@pytest.mark.parametrize("page", ["book/intro.md", "book/reproduction.md", "book/benchmarks.md"])
+def test_record_page_has_no_launch_menu(html, page):
+    assert "colab.research.google.com" not in (html / page.replace(".md", ".html")).read_text(), page

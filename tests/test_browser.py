@@ -3,9 +3,12 @@
 The book's HTML is served on localhost and each page of the toc is opened in Debian's Chromium
 (/usr/bin/chromium, driven by Playwright; ``make test`` installs it). On each page: every image
 loaded; math typeset by the MathJax that the book ships in its own ``_static`` (no request leaves
-localhost); no cell output shows an error, a traceback or stderr; every internal link, and its
-``#fragment``, resolves; no local request fails. A full-page screenshot of each page is saved in
-``_build/screenshots/``.
+localhost); no cell output shows an error, a traceback or stderr; the console logs no error; every
+internal link, and its ``#fragment``, resolves; no local request fails. The interactive figures:
+plotly.js comes from the book's ``_static`` on their pages only, every plotly div draws its traces
+(SVG, and WebGL for 3-D) inside its figure with its caption, and draws too with the network switched
+off (the page opened from disk in an offline browser context). A full-page screenshot of each page
+is saved in ``_build/screenshots/``.
 """
 
 import threading
@@ -31,6 +34,20 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 ERROR_OUTPUTS = ".output.traceback, .output.stderr, .output.error"
 TIMEOUT_MS = 60_000
+INTERACTIVE = {  # the pages with interactive figures: the ids of their plotly divs
+    "book/modular_addition/manifolds": {"plotly-fig-modadd-pca"},
+    "book/superposition/demonstrating": {"plotly-fig-relu-20-5"},
+    "book/schur_rnn/copy_task": {"plotly-fig-schur-eigenvalues"},
+}
+PLOTLY_JS = "/_static/plotly/plotly.min.js"
+# each plotly div as drawn: its traces, SVG layers, 3-D scenes, drawn canvases and caption
+PLOTLY_STATE = """els => els.map(e => ({
+    id: e.id, traces: (e.data || []).length, svg: e.querySelectorAll('svg.main-svg').length,
+    webgl: (e.data || []).some(t => /(3d|gl)$/.test(t.type || "")),
+    canvases: [...e.querySelectorAll('canvas')].filter(c => c.width > 0 && c.height > 0).length,
+    nowebgl: !!e.querySelector('.no-webgl'),
+    fallback: getComputedStyle(document.getElementById(e.id + '-static') || e).display,
+    caption: !!e.closest('figure')?.querySelector('figcaption')}))"""
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -147,6 +164,57 @@ def _check_math(page: Page, site: str, scripts: list[str], problems: list[str]) 
     problems += [f"undefined TeX macro: {name}" for name in undefined]
 
 
+def _watch_console(page: Page, problems: list[str]) -> None:
+    """Record every console error and uncaught exception of the page."""
+    page.on("console", lambda message: message.type == "error" and problems.append(
+        f"console error: {message.text[:200]}"))
+    page.on("pageerror", lambda error: problems.append(f"uncaught exception: {str(error)[:200]}"))
+
+
+def _plotly_drawn(page: Page, expected: set[str]) -> list[str]:
+    """What is wrong with the page's plotly divs: not the ids ``expected``, or one that did not draw
+    (no traces, no SVG layer, a 3-D scene without a WebGL canvas) or is outside a captioned figure."""
+    drawn = ("ids => ids.every(id => { const e = document.getElementById(id); return e?.data?.length"
+             " && e.querySelector('svg.main-svg') && (!e.data.some(t => /(3d|gl)$/.test(t.type || ''))"
+             " || e.querySelector('canvas')); })")
+    try:
+        page.wait_for_function(drawn, arg=sorted(expected), timeout=TIMEOUT_MS)
+    except PlaywrightError as error:
+        problems = [f"plotly figures did not draw: {error.message.splitlines()[0]}"]
+    else:
+        problems = []
+    states = page.eval_on_selector_all(".plotly-graph-div", PLOTLY_STATE)
+    found = {state["id"] for state in states}
+    problems += [f"interactive figure missing: #{name}" for name in sorted(expected - found)]
+    problems += [f"unexpected interactive figure: #{name}" for name in sorted(found - expected)]
+    for state in states:
+        if not state["traces"]:
+            problems.append(f"#{state['id']}: no traces drawn")
+        if not state["svg"]:
+            problems.append(f"#{state['id']}: no SVG layer drawn")
+        if state["webgl"] and (state["nowebgl"] or not state["canvases"]):
+            problems.append(f"#{state['id']}: its WebGL scenes were not drawn")
+        if not state["caption"]:
+            problems.append(f"#{state['id']}: not inside a figure with a caption")
+        if state["fallback"] != "none":
+            problems.append(f"#{state['id']}: its static fallback image still shows")
+    return problems
+
+
+def _check_plotly(page: Page, entry: str, scripts: list[str], problems: list[str]) -> None:
+    """plotly.js comes from the book's _static on the pages with interactive figures, and only there;
+    each of their plotly divs drew."""
+    loads = [src for src in scripts if "plotly" in src.lower()]
+    expected = INTERACTIVE.get(entry, set())
+    if not expected:
+        problems += [f"plotly.js loaded on a page without interactive figures: {src}" for src in loads]
+        problems += _plotly_drawn(page, set()) if page.locator(".plotly-graph-div").count() else []
+        return
+    if not any(_is_local(src) and urlsplit(src).path.endswith(PLOTLY_JS) for src in loads):
+        problems.append(f"plotly.js is not loaded from the book's _static: {loads or 'no plotly script'}")
+    problems += _plotly_drawn(page, expected)
+
+
 def _check_links(page: Page, site: str, problems: list[str]) -> None:
     """Every link to the book's own host leads to a page that exists, and to an anchor on it."""
     for href in sorted(set(page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"))):
@@ -164,12 +232,14 @@ def _check_links(page: Page, site: str, problems: list[str]) -> None:
 def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     problems: list[str] = []
     _watch_network(page, problems)
+    _watch_console(page, problems)
     response = page.goto(f"{site}/{entry}.html", wait_until="load")
     if not (response and response.ok):
         pytest.fail(f"{entry}.html: not served (HTTP {response and response.status})")
     scripts = page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
     problems += [f"script from off localhost: {src}" for src in scripts if not _is_local(src)]
     _check_math(page, site, scripts, problems)
+    _check_plotly(page, entry, scripts, problems)
     page.wait_for_load_state("networkidle")  # fonts and extensions MathJax loads while typesetting
     broken = page.eval_on_selector_all(
         "img", "els => els.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))")
@@ -188,3 +258,22 @@ def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{entry.replace('/', '__')}.png", full_page=True)
     assert not problems, f"{entry}.html, as a reader sees it:\n  " + "\n  ".join(dict.fromkeys(problems))
+
+
+@pytest.mark.parametrize("entry", sorted(INTERACTIVE))
+def test_interactive_figures_offline(browser: Browser, html: Path, site: str, entry: str) -> None:
+    """With the network switched off, the page opened from disk still draws its interactive figures."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, offline=True)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    remote: list[str] = []
+    tab.on("request", lambda request: request.url.startswith("http") and remote.append(request.url))
+    try:
+        tab.goto((html / f"{entry}.html").as_uri(), wait_until="load")
+        problems = _plotly_drawn(tab, INTERACTIVE[entry]) + [f"network request: {url}" for url in remote]
+        # the switch works: even the book's own server on localhost is out of reach
+        reached = tab.evaluate("url => fetch(url, {mode: 'no-cors'}).then(() => true, () => false)", site)
+    finally:
+        context.close()
+    assert not reached, "the offline browser context still reached the local server"
+    assert not problems, f"{entry}.html, offline:\n  " + "\n  ".join(dict.fromkeys(problems))

@@ -69,17 +69,21 @@ def dependency_versions() -> str:
     return " ".join(f"{name}=={version(name)}" for name in DEPENDENCIES)
 
 
+DRAWING_ONLY = ("plots.py", "interactive.py")
+"""Modules that only draw: editing them keeps every cached result."""
+
+
 @cache
 def library_fingerprint(study: str | None = None) -> str:
     """Package version plus a hash of the library code that ``study``'s results depend on and of the
     versions of :data:`DEPENDENCIES`.
 
     That code is ``core/``, the study's own subpackage and the top-level modules it imports (e.g.
-    ``topology.py``); with no study, every module. ``plots.py`` modules are left out: they only draw
-    cached arrays. Editing that code changes the fingerprint, so cached results and recorded claims
-    never outlive the code that made them, while editing one study, a shared module another study
-    does not use, or a figure leaves the other caches valid. A new torch, NumPy or SciPy changes
-    every fingerprint.
+    ``topology.py``); with no study, every module. ``plots.py`` modules and ``core/interactive.py``
+    are left out: they only draw cached arrays. Editing that code changes the fingerprint, so cached
+    results and recorded claims never outlive the code that made them, while editing one study, a
+    shared module another study does not use, or a figure leaves the other caches valid. A new
+    torch, NumPy or SciPy changes every fingerprint.
     """
     from interp_repro import __version__
 
@@ -93,7 +97,7 @@ def library_fingerprint(study: str | None = None) -> str:
             root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
     digest = hashlib.sha256(dependency_versions().encode())
     for path in files:
-        if path.name == "plots.py":
+        if path.name in DRAWING_ONLY:
             continue
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

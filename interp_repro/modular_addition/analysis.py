@@ -177,6 +177,15 @@ def pca_variance(points, k: int | None = None) -> np.ndarray:
     return s2[:k] / s2.sum()
 
 
+def pca_projection(points, k: int) -> np.ndarray:
+    """The centred cloud ``points`` (n_points, dim) on its first ``k`` principal components, shape
+    (n_points, min(k, n_points, dim)): the coordinates the paper's PCA views show (§5)."""
+    x = _as_float_array(points, "points", 2)
+    check_positive_int("k", k)
+    centred = x - x.mean(axis=0)
+    return centred @ np.linalg.svd(centred, full_matrices=False)[2][:k].T
+
+
 def _angles(p: int, f: int) -> tuple[np.ndarray, np.ndarray]:
     """t a and t b (t = 2 pi f / p) of every input pair in row-major order."""
     p = check_modulus(p)

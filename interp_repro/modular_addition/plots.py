@@ -2,6 +2,9 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import cyclical
+from plotly.subplots import make_subplots
 
 from interp_repro.modular_addition import analysis as an
 from interp_repro.modular_addition.experiments import LABELS, REFERENCES, Network
@@ -37,11 +40,9 @@ def cluster_views(clouds: dict[str, np.ndarray], p: int):
     """Each cloud (p^2, n) projected on its first two principal components (top row) and on
     components 3-4 (bottom row), coloured by (a + b) mod p: the "clock face" of each cluster."""
     fig, axes = plt.subplots(2, len(clouds), figsize=(3.1 * len(clouds), 6), squeeze=False)
-    colour = np.add.outer(np.arange(p), np.arange(p)).ravel() % p
+    colour = _angle_sum(p)
     for j, (label, cloud) in enumerate(clouds.items()):
-        centred = cloud - cloud.mean(axis=0)
-        _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        proj = centred @ vt[: min(4, vt.shape[0])].T
+        proj = an.pca_projection(cloud, 4)
         axes[0, j].scatter(proj[:, 0], proj[:, 1], c=colour, cmap="twilight", s=2)
         axes[0, j].set(title=label, xlabel="PC 1", ylabel="PC 2", aspect="equal")
         if proj.shape[1] >= 4:
@@ -51,18 +52,59 @@ def cluster_views(clouds: dict[str, np.ndarray], p: int):
     return fig
 
 
+def _angle_sum(p: int) -> np.ndarray:
+    """(a + b) mod p of every input pair in row-major order: the colour of every cloud."""
+    return np.add.outer(np.arange(p), np.arange(p)).ravel() % p
+
+
+def _ring_torus(torus: np.ndarray) -> np.ndarray:
+    """The flat torus in R^4 drawn as the standard ring torus in R^3 with the same two angles."""
+    r = 2 + torus[:, 2]
+    return np.stack([r * torus[:, 0], r * torus[:, 1], torus[:, 3]], axis=1)
+
+
+def cluster_clouds_3d(clouds: dict[str, np.ndarray], p: int, f: int = 1) -> go.Figure:
+    """Interactive: each cloud (p^2, n) on its first three principal components, one 3-D scene per
+    cloud, beside the theorem's disc and torus at frequency f; colour (a + b) mod p."""
+    pcs = {label: an.pca_projection(cloud, 3) for label, cloud in clouds.items()}
+    shown = {label: np.pad(xyz, ((0, 0), (0, 3 - xyz.shape[1]))) for label, xyz in pcs.items()}
+    shown["disc (theorem)"] = np.pad(an.reference_disc(p, f), ((0, 0), (0, 1)))
+    shown["torus (theorem, as a ring)"] = _ring_torus(an.reference_torus(p, f))
+    cols = 2
+    rows = -(-len(shown) // cols)
+    fig = make_subplots(rows=rows, cols=cols, specs=[[{"type": "scene"}] * cols] * rows,
+                        subplot_titles=list(shown), horizontal_spacing=0.02, vertical_spacing=0.04)
+    colour = _angle_sum(p).astype(np.min_scalar_type(p))  # the smallest integers: compact in the page
+    for i, (label, xyz) in enumerate(shown.items()):
+        x, y, z = xyz.astype(np.float32).T
+        marker = {"size": 1.5, "color": colour, "colorscale": cyclical.Twilight, "cmin": 0, "cmax": p,
+                  "showscale": i == 0, "colorbar": {"title": {"text": "(a + b) mod p"}, "len": 0.6}}
+        at = {"row": i // cols + 1, "col": i % cols + 1}
+        fig.add_trace(go.Scatter3d(x=x, y=y, z=z, mode="markers", marker=marker, name=label, showlegend=False,
+                                   hovertemplate=f"(a + b) mod p = %{{marker.color}}<extra>{label}</extra>"),
+                      **at)
+        names = ("PC 1", "PC 2", "PC 3") if label in pcs else ("", "", "")
+        axes = {f"{axis}axis": {"title": {"text": name}, "showticklabels": False}
+                for axis, name in zip("xyz", names, strict=True)}
+        extent = np.ptp(xyz, axis=0)
+        ratio = np.maximum(extent / extent.max(), 0.2)  # to scale, but a flat cloud stays in view
+        fig.update_scenes(aspectmode="manual", aspectratio=dict(zip("xyz", ratio.tolist(), strict=True)),
+                          camera={"eye": {"x": 1.0, "y": 1.0, "z": 0.6}},
+                          **axes, **at)
+    fig.update_layout(template="none", height=330 * rows, margin={"l": 0, "r": 0, "t": 30, "b": 0})
+    return fig
+
+
 def references(p: int, f: int):
     """The theorem's reference manifolds on the p x p grid at frequency f (first 2-3 coordinates)."""
     fig = plt.figure(figsize=(9.5, 3))
-    colour = np.add.outer(np.arange(p), np.arange(p)).ravel() % p
+    colour = _angle_sum(p)
     disc, torus, circle = (getattr(an, f"reference_{n}")(p, f) for n in REFERENCES)
     ax = fig.add_subplot(1, 3, 1)
     ax.scatter(disc[:, 0], disc[:, 1], c=colour, cmap="twilight", s=2)
     ax.set(title="disc (phases aligned)", aspect="equal")
     ax = fig.add_subplot(1, 3, 2, projection="3d")
-    # the flat torus in R^4, drawn as the standard torus in R^3 with the same angles
-    r = 2 + torus[:, 2]
-    ax.scatter(r * torus[:, 0], r * torus[:, 1], torus[:, 3], c=colour, cmap="twilight", s=1)
+    ax.scatter(*_ring_torus(torus).T, c=colour, cmap="twilight", s=1)
     ax.set(title="torus (independent phases)")
     ax.set_box_aspect((1, 1, 0.35))
     ax = fig.add_subplot(1, 3, 3)

@@ -130,14 +130,18 @@ def glue_values(values: Mapping[str, Value | str]) -> dict[str, Value | str]:
 
 
 def _glue(name: str, value: Value | str, markdown: bool = False) -> None:
-    """Glue ``value`` under ``name`` when running in a notebook (as Markdown for ``{glue:md}``)."""
+    """Glue ``value`` under ``name`` when running in a notebook with myst-nb, as the book build does (as
+    Markdown for ``{glue:md}``); a launched notebook (Colab, a JupyterHub) has no use for glue nor myst-nb."""
     try:
         from IPython import get_ipython
     except ImportError:
         return
     if get_ipython() is None:
         return
+    try:
+        from myst_nb import glue
+    except ImportError:
+        return
     from IPython.display import Markdown
-    from myst_nb import glue
 
     glue(name, Markdown(str(value)) if markdown else value, display=False)

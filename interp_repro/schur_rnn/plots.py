@@ -2,6 +2,8 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from interp_repro.schur_rnn.experiments import (
     PAPER_COPY_ACCURACY,
@@ -45,6 +47,50 @@ def eigenvalues(units: dict[str, Unit], alpha: float, instance: int = 0):
         ax.legend(fontsize=7, loc="lower left")
     axes[0, 0].set_ylabel(r"Im $\lambda$")
     fig.tight_layout()
+    return fig
+
+
+def eigenvalue_plane(units: dict[str, Unit], alphas: tuple[float, ...], alpha: float, instance: int = 0
+                     ) -> go.Figure:
+    """Interactive: the eigenvalues of :func:`eigenvalues`, with a slider over ``alphas`` (starting at
+    ``alpha``) that moves the R/C split; hover reads each eigenvalue and |lambda| / rho."""
+    alphas = tuple(sorted({*alphas, alpha}))
+    cols = min(len(units), 2)
+    rows = -(-len(units) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(units), horizontal_spacing=0.08,
+                        vertical_spacing=0.12)
+    circle = np.exp(1j * np.linspace(0, 2 * np.pi, 121))
+    shown = []  # the alpha each trace belongs to (None: always shown)
+    for i, unit in enumerate(units.values()):
+        at = {"row": i // cols + 1, "col": i % cols + 1}
+        lam = eigen_split(unit.weights["W_hh"][instance], alpha)[0]
+        rho = np.abs(lam).max()
+        fig.add_trace(go.Scatter(x=rho * circle.real, y=rho * circle.imag, mode="lines", hoverinfo="skip",
+                                 line={"color": "black", "width": 1}, showlegend=False), **at)
+        shown.append(None)
+        for a in alphas:
+            lam, in_r = eigen_split(unit.weights["W_hh"][instance], a)
+            visible = a == alpha
+            fig.add_trace(go.Scatter(x=a * rho * circle.real, y=a * rho * circle.imag, mode="lines",
+                                     hoverinfo="skip", visible=visible, showlegend=False,
+                                     line={"color": "black", "width": 1, "dash": "dash"}), **at)
+            for part, keep, colour in (("R", in_r, "#c44e52"), ("C", ~in_r, "grey")):
+                fig.add_trace(go.Scatter(
+                    x=lam.real[keep], y=lam.imag[keep], mode="markers", visible=visible,
+                    marker={"color": colour, "size": 6}, customdata=np.abs(lam[keep]) / rho,
+                    name=f"{part}: |λ| {'≥' if part == 'R' else '<'} αρ", legendgroup=part, showlegend=i == 0,
+                    hovertemplate=f"λ = %{{x:.3f}} %{{y:+.3f}}i<br>|λ| / ρ = %{{customdata:.3f}}"
+                                  f"<extra>{part} ({keep.sum()} of {lam.size})</extra>"), **at)
+            shown += [a] * 3
+        fig.update_xaxes(title_text="Re λ", **at)
+        fig.update_yaxes(title_text="Im λ", scaleanchor=f"x{i + 1 if i else ''}", **at)
+    steps = [{"label": f"{a:g}", "method": "restyle",
+              "args": [{"visible": [s is None or s == a for s in shown]}]} for a in alphas]
+    slider = {"active": alphas.index(alpha), "steps": steps, "currentvalue": {"prefix": "α = "},
+              "pad": {"t": 40}}
+    legend = {"orientation": "h", "x": 1, "xanchor": "right", "y": 1, "yref": "container", "yanchor": "top"}
+    fig.update_layout(template="none", height=380 * rows + 80, sliders=[slider], legend=legend,
+                      margin={"l": 50, "r": 10, "t": 60, "b": 10})
     return fig
 
 

@@ -2,7 +2,9 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import plotly.graph_objects as go
 from matplotlib.colors import ListedColormap
+from plotly.subplots import make_subplots
 
 from interp_repro.superposition.metrics import (
     FRACTIONS,
@@ -58,6 +60,39 @@ def gram_and_norms(W: np.ndarray, sparsities: np.ndarray, label: str):
     axes[0, 0].set_ylabel(f"{label}\nW^T W")
     axes[1, 0].set_ylabel("features (by importance)")
     fig.tight_layout()
+    return fig
+
+
+def gram_and_vectors(W: np.ndarray, sparsities: np.ndarray, label: str) -> go.Figure:
+    """Interactive: at the sparsity the slider picks, W^T W, the feature vectors W_i (rows) and ||W_i||
+    coloured by superposition, features by importance top to bottom; hover reads every value."""
+    k, m, n = W.shape
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, column_widths=[n, 2 * m, 8],
+                        horizontal_spacing=0.03, subplot_titles=["W^T W", "feature vectors W_i", "||W_i||"])
+    features = [f"feature {i}" for i in range(n)]
+    heat = {"colorscale": "RdBu", "zmin": -1, "zmax": 1, "showscale": False, "y": features}
+    for j in range(k):
+        visible = j == k - 1
+        sup = superposition(W[j])
+        fig.add_trace(go.Heatmap(z=W[j].T @ W[j], x=features, visible=visible,
+                                 hovertemplate="W_i . W_j = %{z:.3f}<br>%{y}, %{x}<extra></extra>", **heat),
+                      row=1, col=1)
+        fig.add_trace(go.Heatmap(z=W[j].T, x=[f"dim {d}" for d in range(m)], visible=visible,
+                                 hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>", **heat), row=1, col=2)
+        bars = {"color": sup, "colorscale": "Viridis", "cmin": 0, "cmax": 1}
+        fig.add_trace(go.Bar(x=feature_norms(W[j]), y=features, orientation="h", visible=visible, marker=bars,
+                             customdata=sup, hovertemplate="%{y}: ||W_i|| = %{x:.3f}, superposition "
+                                                           "%{customdata:.3f}<extra></extra>"), row=1, col=3)
+    steps = [{"label": f"{s:g}", "method": "restyle",
+              "args": [{"visible": [t // 3 == j for t in range(3 * k)]}]} for j, s in enumerate(sparsities)]
+    slider = {"active": k - 1, "steps": steps, "currentvalue": {"prefix": "sparsity S = "}, "pad": {"t": 30}}
+    fig.update_layout(template="none", height=460, showlegend=False, sliders=[slider],
+                      title={"text": label, "x": 0, "font": {"size": 13}},
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(showticklabels=False, row=1, col=1)
+    fig.update_xaxes(showticklabels=False, row=1, col=2)
+    fig.update_xaxes(range=[0, 1.2], row=1, col=3)
     return fig
 
 

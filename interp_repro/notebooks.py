@@ -1,0 +1,67 @@
+"""The launchable notebooks: every study page as a Jupyter notebook without outputs, committed beside its
+source (``book/<study>/<page>.ipynb``), which the book's launch buttons open on Colab or a JupyterHub.
+
+A notebook's first cell installs the library where it is missing, from the pip spec ``launch_buttons:
+install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s); the rest is
+the page as jupytext reads it. ``make notebooks`` (``python -m interp_repro.notebooks``) writes them.
+"""
+
+from pathlib import Path
+
+from interp_repro import STUDIES
+
+ROOT = Path(__file__).resolve().parents[1]  # the clone: _config.yml and book/
+INSTALL = '''\
+# Installs the interp-repro library where it is missing (Colab, a JupyterHub); does nothing where it is
+# installed. The book's _config.yml sets the pip spec (launch_buttons: install:).
+import importlib
+import importlib.util
+import subprocess
+import sys
+
+PIP_SPEC = {spec!r}
+if importlib.util.find_spec("interp_repro") is None:
+    print(f"installing {{PIP_SPEC}} and its dependencies: this takes a few minutes")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", PIP_SPEC], check=True)
+    importlib.invalidate_caches()'''
+
+
+def pip_spec(root: Path = ROOT) -> str:
+    """The pip spec the notebooks install the library from, as ``root/_config.yml`` sets it."""
+    import yaml
+
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    return config["launch_buttons"]["install"].format(**config["repository"])
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """The source of every study page (chapters and exercise pages) under ``root/book``."""
+    return sorted(p for study in STUDIES for p in (root / "book" / study).glob("*.md"))
+
+
+def notebook(source: Path, spec: str) -> str:
+    """The launchable notebook of the page ``source`` (ipynb text), whose first cell installs ``spec``."""
+    import jupytext
+    from nbformat.v4 import new_code_cell
+
+    nb = jupytext.read(source)
+    nb.cells.insert(0, new_code_cell(INSTALL.format(spec=spec)))
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # fixed ids: the same page gives the same file
+    return jupytext.writes(nb, fmt="ipynb") + "\n"
+
+
+def write_notebooks(root: Path = ROOT) -> list[Path]:
+    """Write every study page's launchable notebook beside its source; returns their paths."""
+    spec = pip_spec(root)
+    written = []
+    for source in pages(root):
+        target = source.with_suffix(".ipynb")
+        target.write_text(notebook(source, spec))
+        written.append(target)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_notebooks():
+        print(path.relative_to(ROOT))

@@ -1,0 +1,87 @@
+"""The launchable notebooks (interp_repro/notebooks.py): the committed ones are what the chapters give,
+and one of them runs for a student who has nothing installed but Jupyter, as on Colab."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from chapters import ROOT
+
+from interp_repro.notebooks import notebook, pages, pip_spec, write_notebooks
+from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
+from interp_repro.reproduction.records import load_records
+from interp_repro.reproduction.report import check_records
+
+STUDENT_PAGE = ROOT / "book" / "abstraction" / "nonlinear.md"  # the cheapest chapter at ci: 8 s cold
+
+
+def test_committed_notebooks_are_the_chapters(tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "book", copy / "book", ignore=shutil.ignore_patterns("*.ipynb", "_ext", "*.bib"))
+    shutil.copy(ROOT / "_config.yml", copy)
+    for fresh in write_notebooks(copy):
+        committed = ROOT / fresh.relative_to(copy)
+        assert committed.is_file() and committed.read_bytes() == fresh.read_bytes(), (
+            f"{committed.relative_to(ROOT)} is not what its page gives: run make notebooks")
+    stray = {p.with_suffix(".md") for p in (ROOT / "book").glob("*/*.ipynb")} - set(pages())
+    assert not stray, f"notebooks without a page: {sorted(stray)}: run make notebooks"
+
+
+def test_install_cell_comes_first_and_installs_the_configured_spec():
+    cells = json.loads(notebook(STUDENT_PAGE, pip_spec()))["cells"]
+    assert cells[0]["cell_type"] == "code"
+    assert repr(pip_spec()) in "".join(cells[0]["source"])
+    tagged = [i for i, c in enumerate(cells) if "parameters" in c["metadata"].get("tags", [])]
+    assert tagged and tagged[0] > 0  # papermill's -p SCALE ci lands after the chapter's parameters cell
+
+
+def _run(*args: str | Path, **kwargs) -> None:
+    proc = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
+    assert proc.returncode == 0, f"{args} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+@pytest.mark.trained
+def test_a_student_runs_a_chapter_from_its_install_cell(tmp_path):
+    """A fresh environment with Jupyter only (ipykernel, papermill); the library comes from the notebook's
+    install cell, pointed at this project's wheel, and the chapter's claims pass at ci scale."""
+    source = tmp_path / "source"  # what the wheel is built from: a setuptools build writes beside it
+    shutil.copytree(ROOT / "interp_repro", source / "interp_repro",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
+    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", source, "-w", tmp_path / "wheel")
+    wheel = next((tmp_path / "wheel").glob("interp_repro-*.whl"))
+
+    venv, records = tmp_path / "venv", tmp_path / "records.json"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("INTERP_REPRO_", "PYTHON", "VIRTUAL_ENV"))}
+    env |= {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "INTERP_REPRO_QUIET": "1",
+            "INTERP_REPRO_CACHE": str(tmp_path / "cache"), "INTERP_REPRO_RECORD": str(records),
+            "PIP_COMPILE": "0"}  # no bytecode for torch and the rest: halves the install (35 s)
+    work = tmp_path / "work"  # not the clone, where interp_repro would import from the working folder
+    work.mkdir()
+    _run(sys.executable, "-m", "venv", venv)
+    python = venv / "bin" / "python"
+    _run(python, "-m", "pip", "install", "--quiet", "ipykernel", "papermill", env=env)  # Colab's Jupyter
+    launch = tmp_path / "launch.ipynb"
+    launch.write_text(notebook(STUDENT_PAGE, str(wheel)))
+    _run(python, "-m", "papermill", launch, tmp_path / "out.ipynb", "-p", "SCALE", "ci", "-k", "python3",
+         "--cwd", work, "--no-progress-bar", env=env, cwd=work)
+
+    installed = subprocess.run([python, "-c", "import interp_repro; print(interp_repro.__file__)"],
+                               capture_output=True, text=True, cwd=work, env=env).stdout
+    assert installed.startswith(str(venv)), installed
+    text = STUDENT_PAGE.read_text()
+    named = {c for c in load_claims() if re.search(rf"`{re.escape(c)}(`|:|\.status`)", text)}  # not .paper
+    recorded = set(load_records(records).get("ci", {}))
+    assert named and named <= recorded, f"claims the chapter names but did not record: {named - recorded}"
+    # the student's dependencies may be newer than ours, which changes the library's fingerprint
+    outcomes = [o for o in check_records("ci", load_records(records), current_only=False)
+                if o.claim.id in recorded]
+    failed = [o.message() for o in outcomes if o.result not in ("pass", NOT_CHECKED)]
+    assert not failed, "claims whose outcome at ci scale is not the expected one:\n" + "\n".join(failed)
