@@ -164,10 +164,14 @@ def _check_math(page: Page, site: str, scripts: list[str], problems: list[str]) 
     problems += [f"undefined TeX macro: {name}" for name in undefined]
 
 
+# pydata-sphinx-theme logs this on a reader's first visit (no colour mode stored yet), then uses auto
+THEME_FIRST_VISIT = "Got invalid theme mode: . Resetting to auto."
+
+
 def _watch_console(page: Page, problems: list[str]) -> None:
-    """Record every console error and uncaught exception of the page."""
-    page.on("console", lambda message: message.type == "error" and problems.append(
-        f"console error: {message.text[:200]}"))
+    """Record every console error and uncaught exception of the page (but the theme's first-visit note)."""
+    page.on("console", lambda message: message.type == "error" and message.text != THEME_FIRST_VISIT
+            and problems.append(f"console error: {message.text[:200]}"))
     page.on("pageerror", lambda error: problems.append(f"uncaught exception: {str(error)[:200]}"))
 
 

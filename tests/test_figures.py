@@ -2,6 +2,7 @@
 files from the cache, and the built book shows the command under each figure."""
 
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -70,4 +71,6 @@ def test_every_figure_renders_at_ci_scale_in_every_format(filled, tmp_path):
 def test_each_figure_shows_its_command(html):
     for figure in FIGURES.values():
         page = (html / "book" / f"{figure.chapter}.html").read_text()
-        assert f"interp-repro figure {figure.name}" in page, f"{figure.chapter}: no command for {figure.name}"
+        text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+        assert f"interp-repro figure {figure.name} --format pdf" in text, (
+            f"{figure.chapter}: no command for {figure.name}")
