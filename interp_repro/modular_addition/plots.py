@@ -38,16 +38,18 @@ def embedding_spectra(res: dict[str, list[Network]]):
 
 def cluster_views(clouds: dict[str, np.ndarray], p: int):
     """Each cloud (p^2, n) projected on its first two principal components (top row) and on
-    components 3-4 (bottom row), coloured by (a + b) mod p: the "clock face" of each cluster."""
-    fig, axes = plt.subplots(2, len(clouds), figsize=(3.1 * len(clouds), 6), squeeze=False)
+    components 3-4 (bottom row), coloured by (a + b) mod p: the "clock face" of each cluster. Clouds
+    of fewer than four dimensions (a 2-D UMAP view) get the top row only."""
+    rows = 2 if min(cloud.shape[1] for cloud in clouds.values()) >= 4 else 1
+    fig, axes = plt.subplots(rows, len(clouds), figsize=(3.1 * len(clouds), 3 * rows), squeeze=False)
     colour = _angle_sum(p)
     for j, (label, cloud) in enumerate(clouds.items()):
         proj = an.pca_projection(cloud, 4)
         axes[0, j].scatter(proj[:, 0], proj[:, 1], c=colour, cmap="twilight", s=2)
         axes[0, j].set(title=label, xlabel="PC 1", ylabel="PC 2", aspect="equal")
-        if proj.shape[1] >= 4:
+        if rows == 2:
             axes[1, j].scatter(proj[:, 2], proj[:, 3], c=colour, cmap="twilight", s=2)
-        axes[1, j].set(xlabel="PC 3", ylabel="PC 4", aspect="equal")
+            axes[1, j].set(xlabel="PC 3", ylabel="PC 4", aspect="equal")
     fig.tight_layout()
     return fig
 
