@@ -3,8 +3,8 @@
 A figure's name is the ``name:`` of its MyST-NB figure cell (e.g. ``fig-dstar``). Rendering runs the
 figure's chapter in this process, up to the figure's cell, at the scale asked for: the chapter's own
 code draws it, so a rendered figure never drifts from the book's. Results come from the cache, and
-whatever is missing is trained, as when the chapter runs. Only the study chapters' figures are listed;
-exercise pages and the record pages draw figures of their own that a paper has no use for.
+whatever is missing is trained, as when the chapter runs. The figures of the study pages (chapters and
+exercise pages) are listed; the Benchmarks page's one figure shows this machine's timings, not a study.
 """
 
 import contextlib
@@ -18,7 +18,6 @@ from interp_repro.core import ConfigError, check_scale
 
 FORMATS = ("pdf", "svg", "png")
 DPI = 300  # print quality for the PNG (PDF and SVG are vector)
-EXERCISES = "exercises"  # a study's exercise page: not a chapter
 _NO_DATES = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}  # byte-stable files
 
 
@@ -33,14 +32,12 @@ class BookFigure:
 
 
 def book_figures(book: Path) -> dict[str, BookFigure]:
-    """Every named figure of the study chapters under ``book``, in book-folder order."""
+    """Every named figure of the study pages under ``book``, in book-folder order."""
     import jupytext
 
     figures: dict[str, BookFigure] = {}
     for study in STUDIES:
         for source in sorted((book / study).glob("*.md")):
-            if source.stem == EXERCISES:
-                continue
             for i, cell in enumerate(jupytext.read(source).cells):
                 meta = cell.metadata.get("mystnb", {}).get("figure", {})
                 if name := meta.get("name"):

@@ -85,3 +85,14 @@ def test_study_page_launches_its_notebook_on_colab(html, page):
 @pytest.mark.parametrize("page", ["book/intro.md", "book/reproduction.md", "book/benchmarks.md"])
 def test_record_page_has_no_launch_menu(html, page):
     assert "colab.research.google.com" not in (html / page.replace(".md", ".html")).read_text(), page
+
+
+@pytest.mark.parametrize("page", sorted(study_chapters() | exercise_pages()))
+def test_each_figure_cell_shows_one_output_under_its_caption(book, page):
+    """MyST-NB wraps every output of a figure cell in the caption: a cell whose last line returns a
+    value (a legend, a list of lines) shows a second, bogus figure of text."""
+    for i, cell in enumerate(book.notebook(page)["cells"]):
+        if cell["cell_type"] == "code" and "figure" in cell["metadata"].get("mystnb", {}):
+            shown = [o for o in cell["outputs"] if o["output_type"] in ("display_data", "execute_result")]
+            assert len(shown) == 1, (f"{page}, cell {i}: {len(shown)} outputs under one caption; end the "
+                                     "cell with the figure, or with a ;")

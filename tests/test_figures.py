@@ -1,4 +1,4 @@
-"""``interp-repro figure``: every study chapter's named figure is listed, renders to PDF, SVG and PNG
+"""``interp-repro figure``: every named figure of a study page is listed, renders to PDF, SVG and PNG
 files from the cache, and the built book shows the command under each figure."""
 
 import os
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from chapters import ROOT, study_chapters
+from chapters import ROOT, exercise_pages, study_chapters
 
 from interp_repro.cli import main
 from interp_repro.figures import DPI, FORMATS, book_figures
@@ -19,12 +19,14 @@ BOOK = ROOT / "book"
 FIGURES = book_figures(BOOK)
 
 
-def test_every_named_figure_of_a_chapter_is_listed(capsys):
+def test_every_figure_of_a_study_page_is_named_and_listed(capsys):
     named = {}
-    for chapter in study_chapters():
+    for chapter in {**study_chapters(), **exercise_pages()}:
         text = (ROOT / chapter).read_text()
         named[chapter] = {line.split("name:")[1].strip() for line in text.splitlines()
                           if line.strip().startswith("name: fig-")}
+        figures = sum(line.strip() == "figure:" for line in text.splitlines())
+        assert figures == len(named[chapter]), f"{chapter}: a figure without a name"
     assert {f.name for f in FIGURES.values()} == set().union(*named.values())
     assert all(f"book/{f.chapter}.md" in named and f.name in named[f"book/{f.chapter}.md"]
                for f in FIGURES.values())
