@@ -3,8 +3,9 @@
 A figure's name is the ``name:`` of its MyST-NB figure cell (e.g. ``fig-dstar``). Rendering runs the
 figure's chapter in this process, up to the figure's cell, at the scale asked for: the chapter's own
 code draws it, so a rendered figure never drifts from the book's. Results come from the cache, and
-whatever is missing is trained, as when the chapter runs. The figures of the study pages (chapters and
-exercise pages) are listed; the Benchmarks page's one figure shows this machine's timings, not a study.
+whatever is missing is trained, as when the chapter runs. Every named figure of the book is listed: the
+study pages' (chapters and exercise pages) and the Benchmarks page's, which is drawn only from the
+results of ``make bench``.
 """
 
 import contextlib
@@ -32,20 +33,23 @@ class BookFigure:
 
 
 def book_figures(book: Path) -> dict[str, BookFigure]:
-    """Every named figure of the study pages under ``book``, in book-folder order."""
+    """Every named figure of the book's pages under ``book``: the study pages' in book-folder order,
+    then the record pages' (the Benchmarks page's)."""
     import jupytext
 
+    studies = [p for study in STUDIES for p in sorted((book / study).glob("*.md"))]
+    sources = studies + sorted(book.glob("*.md"))
     figures: dict[str, BookFigure] = {}
-    for study in STUDIES:
-        for source in sorted((book / study).glob("*.md")):
-            for i, cell in enumerate(jupytext.read(source).cells):
-                meta = cell.metadata.get("mystnb", {}).get("figure", {})
-                if name := meta.get("name"):
-                    if name in figures:
-                        raise ConfigError(f"figure name {name!r} is used twice: in {figures[name].chapter} "
-                                          f"and {study}/{source.stem}")
-                    caption = " ".join(str(meta.get("caption", "")).split())
-                    figures[name] = BookFigure(name, f"{study}/{source.stem}", i, caption)
+    for source in sources:
+        page = source.relative_to(book).with_suffix("").as_posix()
+        for i, cell in enumerate(jupytext.read(source).cells):
+            meta = cell.metadata.get("mystnb", {}).get("figure", {})
+            if name := meta.get("name"):
+                if name in figures:
+                    raise ConfigError(f"figure name {name!r} is used twice: in {figures[name].chapter} "
+                                      f"and {page}")
+                caption = " ".join(str(meta.get("caption", "")).split())
+                figures[name] = BookFigure(name, page, i, caption)
     return figures
 
 
@@ -68,7 +72,10 @@ def _drawn(result: object, opened: list) -> object:
     for candidate in (result, getattr(result, "figure", None)):
         if isinstance(candidate, Figure):
             return candidate
-    if len(opened) != 1:
+    if not opened:
+        raise ConfigError("its cell drew no figure here: a page draws some figures only from results it "
+                          "finds (the Benchmarks page's, from `make bench`)")
+    if len(opened) > 1:
         raise RuntimeError(f"the figure cell left {len(opened)} figures open, not one")
     return opened[0]
 
@@ -110,7 +117,10 @@ def render(names: Iterable[str], book: Path, scale: str, formats: Iterable[str],
                 if not run.success:
                     raise RuntimeError(f"{chapter}, code cell {i}, failed: {run.error_in_exec!r}")
                 if figure := here.get(i):
-                    drawn = _drawn(run.result, [plt.figure(n) for n in plt.get_fignums()])
+                    try:
+                        drawn = _drawn(run.result, [plt.figure(n) for n in plt.get_fignums()])
+                    except ConfigError as err:
+                        raise ConfigError(f"{figure.name}: {err}") from None
                     for fmt in formats:
                         path = out / f"{figure.name}.{fmt}"
                         drawn.savefig(path, format=fmt, dpi=DPI, bbox_inches="tight",

@@ -1,4 +1,4 @@
-"""``interp-repro figure``: every named figure of a study page is listed, renders to PDF, SVG and PNG
+"""``interp-repro figure``: every figure of the book is named and listed, renders to PDF, SVG and PNG
 files from the cache, and the built book shows the command under each figure."""
 
 import os
@@ -10,22 +10,24 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from chapters import ROOT, exercise_pages, study_chapters
+from chapters import ROOT, toc_files
 
+from interp_repro.benchmarks import load_results
 from interp_repro.cli import main
 from interp_repro.figures import DPI, FORMATS, book_figures
 
 BOOK = ROOT / "book"
 FIGURES = book_figures(BOOK)
+STUDY_FIGURES = [name for name, figure in FIGURES.items() if "/" in figure.chapter]
+BENCHMARKS_FIGURE = "fig-benchmark-speedups"  # drawn only from the results of `make bench`
 
 
-def test_every_figure_of_a_study_page_is_named_and_listed(capsys):
+def test_every_figure_of_the_book_is_named_and_listed(capsys):
     named = {}
-    for chapter in {**study_chapters(), **exercise_pages()}:
-        text = (ROOT / chapter).read_text()
-        named[chapter] = {line.split("name:")[1].strip() for line in text.splitlines()
-                          if line.strip().startswith("name: fig-")}
-        figures = sum(line.strip() == "figure:" for line in text.splitlines())
+    for chapter in (f"{entry}.md" for entry in toc_files()):
+        lines = [line.strip().lstrip(":").strip() for line in (ROOT / chapter).read_text().splitlines()]
+        named[chapter] = {line.split("name:")[1].strip() for line in lines if line.startswith("name: fig-")}
+        figures = lines.count("figure:")  # a cell's figure metadata, in either MyST form
         assert figures == len(named[chapter]), f"{chapter}: a figure without a name"
     assert {f.name for f in FIGURES.values()} == set().union(*named.values())
     assert all(f"book/{f.chapter}.md" in named and f.name in named[f"book/{f.chapter}.md"]
@@ -57,11 +59,12 @@ def _png_dpi(path: Path) -> float:
 def test_every_figure_renders_at_ci_scale_in_every_format(filled, tmp_path):
     out = tmp_path / "figures"
     env = os.environ | {"INTERP_REPRO_RECORD": str(tmp_path / "records.json"), "INTERP_REPRO_QUIET": "1"}
-    proc = subprocess.run([sys.executable, "-m", "interp_repro.cli", "figure", "--all", "--scale", "ci",
-                           *[a for fmt in FORMATS for a in ("--format", fmt)], "--out", str(out)],
+    formats = [a for fmt in FORMATS for a in ("--format", fmt)]
+    proc = subprocess.run([sys.executable, "-m", "interp_repro.cli", "figure", *STUDY_FIGURES,
+                           "--scale", "ci", *formats, "--out", str(out)],
                           capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for name in FIGURES:
+    for name in STUDY_FIGURES:
         pdf, svg, png = (out / f"{name}.{fmt}" for fmt in FORMATS)
         assert pdf.read_bytes()[:5] == b"%PDF-", f"{pdf.name} is not a PDF"
         assert ET.parse(svg).getroot().tag.endswith("svg"), f"{svg.name} is not an SVG"
@@ -69,9 +72,20 @@ def test_every_figure_renders_at_ci_scale_in_every_format(filled, tmp_path):
         assert min(p.stat().st_size for p in (pdf, svg, png)) > 2_000, f"{name}: a file is nearly empty"
 
 
+def test_the_benchmarks_figure_needs_benchmark_results(tmp_path, capsys):
+    """Drawn from `make bench`'s results where they exist; else a one-line error that says so."""
+    code = main(["figure", BENCHMARKS_FIGURE, "--scale", "ci", "--format", "png", "--out", str(tmp_path)])
+    if load_results():
+        assert code == 0 and (tmp_path / f"{BENCHMARKS_FIGURE}.png").is_file()
+    else:
+        assert code == 2 and "make bench" in capsys.readouterr().err
+
+
 @pytest.mark.book
 def test_each_figure_shows_its_command(html):
     for figure in FIGURES.values():
+        if figure.name == BENCHMARKS_FIGURE and not load_results():
+            continue  # the page has no figure to put the command under
         page = (html / "book" / f"{figure.chapter}.html").read_text()
         text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
         assert f"interp-repro figure {figure.name} --format pdf" in text, (
