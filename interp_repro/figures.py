@@ -10,6 +10,7 @@ results of ``make bench``.
 
 import contextlib
 import difflib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,34 +98,42 @@ def render(names: Iterable[str], book: Path, scale: str, formats: Iterable[str],
     formats = list(formats)
     if bad := sorted(set(formats) - set(FORMATS)):
         raise ConfigError(f"unknown figure format {', '.join(bad)}: choose from {', '.join(FORMATS)}")
+    if InteractiveShell.initialized():
+        raise ConfigError("figures render in an IPython shell of their own: run `interp-repro figure` from "
+                          "a terminal, not from a notebook or IPython")
     out.mkdir(parents=True, exist_ok=True)
+    main = sys.modules["__main__"]  # the shell puts a module of its own there
     shell = InteractiveShell.instance()
     written = []
-    for chapter in dict.fromkeys(f.chapter for f in wanted):
-        here = {f.cell: f for f in wanted if f.chapter == chapter}
-        source = book / f"{chapter}.md"
-        cells = jupytext.read(source).cells
-        shell.reset(new_session=False)
-        with contextlib.chdir(source.parent):
-            for i, cell in enumerate(cells[: max(here) + 1]):
-                if cell.cell_type != "code":
-                    continue
-                plt.close("all")
-                with capture_output(stdout=True, stderr=False, display=True):  # progress bars show
-                    run = shell.run_cell(cell.source, store_history=False)
-                    if "parameters" in cell.metadata.get("tags", []):
-                        shell.user_ns["SCALE"] = scale
-                if not run.success:
-                    raise RuntimeError(f"{chapter}, code cell {i}, failed: {run.error_in_exec!r}")
-                if figure := here.get(i):
-                    try:
-                        drawn = _drawn(run.result, [plt.figure(n) for n in plt.get_fignums()])
-                    except ConfigError as err:
-                        raise ConfigError(f"{figure.name}: {err}") from None
-                    for fmt in formats:
-                        path = out / f"{figure.name}.{fmt}"
-                        drawn.savefig(path, format=fmt, dpi=DPI, bbox_inches="tight",
-                                      metadata=_NO_DATES[fmt])
-                        written.append(path)
-        plt.close("all")
+    try:
+        for chapter in dict.fromkeys(f.chapter for f in wanted):
+            here = {f.cell: f for f in wanted if f.chapter == chapter}
+            source = book / f"{chapter}.md"
+            cells = jupytext.read(source).cells
+            shell.reset(new_session=False)
+            with contextlib.chdir(source.parent):
+                for i, cell in enumerate(cells[: max(here) + 1]):
+                    if cell.cell_type != "code":
+                        continue
+                    plt.close("all")
+                    with capture_output(stdout=True, stderr=False, display=True):  # progress bars show
+                        run = shell.run_cell(cell.source, store_history=False)
+                        if "parameters" in cell.metadata.get("tags", []):
+                            shell.user_ns["SCALE"] = scale
+                    if not run.success:
+                        raise RuntimeError(f"{chapter}, code cell {i}, failed: {run.error_in_exec!r}")
+                    if figure := here.get(i):
+                        try:
+                            drawn = _drawn(run.result, [plt.figure(n) for n in plt.get_fignums()])
+                        except ConfigError as err:
+                            raise ConfigError(f"{figure.name}: {err}") from None
+                        for fmt in formats:
+                            path = out / f"{figure.name}.{fmt}"
+                            drawn.savefig(path, format=fmt, dpi=DPI, bbox_inches="tight",
+                                          metadata=_NO_DATES[fmt])
+                            written.append(path)
+            plt.close("all")
+    finally:
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"] = main
     return written

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from chapters import ROOT, toc_files
+from IPython.core.interactiveshell import InteractiveShell
 
 from interp_repro.benchmarks import load_results
 from interp_repro.cli import main
@@ -73,12 +74,26 @@ def test_every_figure_renders_at_ci_scale_in_every_format(filled, tmp_path):
 
 
 def test_the_benchmarks_figure_needs_benchmark_results(tmp_path, capsys):
-    """Drawn from `make bench`'s results where they exist; else a one-line error that says so."""
+    """Drawn from `make bench`'s results where they exist; else a one-line error that says so. The
+    page runs in this process, which gets its ``__main__`` back (a pool started later needs it)."""
+    main_module = sys.modules["__main__"]
     code = main(["figure", BENCHMARKS_FIGURE, "--scale", "ci", "--format", "png", "--out", str(tmp_path)])
     if load_results():
         assert code == 0 and (tmp_path / f"{BENCHMARKS_FIGURE}.png").is_file()
     else:
         assert code == 2 and "make bench" in capsys.readouterr().err
+    assert sys.modules["__main__"] is main_module and not InteractiveShell.initialized()
+
+
+def test_figures_refuse_to_render_inside_an_ipython_session(tmp_path, capsys):
+    main_module = sys.modules["__main__"]
+    InteractiveShell.instance()
+    try:
+        assert main(["figure", "fig-dstar", "--scale", "ci", "--out", str(tmp_path)]) == 2
+    finally:
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"] = main_module
+    assert "from a terminal" in capsys.readouterr().err
 
 
 @pytest.mark.book
