@@ -1,9 +1,9 @@
-"""The book's figures by name: list them from the chapters' sources, and render any of them to a file.
+"""The book's figures by name: list them from the pages' sources, and render any of them to a file.
 
 A figure's name is the ``name:`` of its MyST-NB figure cell (e.g. ``fig-dstar``). Rendering runs the
-figure's chapter in this process, up to the figure's cell, at the scale asked for: the chapter's own
+figure's page in this process, up to the figure's cell, at the scale asked for: the chapter's own
 code draws it, so a rendered figure never drifts from the book's. Results come from the cache, and
-whatever is missing is trained, as when the chapter runs. Every named figure of the book is listed: the
+whatever is missing is trained, as when the page runs. Every named figure of the book is listed: the
 study pages' (chapters and exercise pages) and the Benchmarks page's, which is drawn only from the
 results of ``make bench``.
 """
@@ -25,10 +25,10 @@ _NO_DATES = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}  #
 
 @dataclass(frozen=True)
 class BookFigure:
-    """A named figure of a chapter: the code cell (its index among the chapter's cells) that draws it."""
+    """A named figure of a page: the code cell (its index among the page's cells) that draws it."""
 
     name: str
-    chapter: str  # study/page
+    chapter: str  # the page under book/, without .md: study/page, or benchmarks
     cell: int
     caption: str
 
