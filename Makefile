@@ -64,7 +64,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check interp_repro tests benchmarks book/_ext
 
-# The launch buttons' notebooks, committed beside the study pages (interp_repro/notebooks.py): rerun
+# The launch buttons' notebooks, committed in notebooks/ (interp_repro/notebooks.py): rerun
 # after editing a page or the pip spec in _config.yml (tests/test_student.py checks they are current).
 notebooks: $(STAMP)
 	$(BIN)/python -m interp_repro.notebooks

@@ -1,5 +1,6 @@
-"""The launchable notebooks: every study page as a Jupyter notebook without outputs, committed beside its
-source (``book/<study>/<page>.ipynb``), which the book's launch buttons open on Colab or a JupyterHub.
+"""The launchable notebooks: every study page as a Jupyter notebook without outputs, committed in the
+clone's ``notebooks/<study>/<page>.ipynb`` (``book/`` holds only the MyST sources), which the book's
+launch buttons open on Colab or a JupyterHub (``book/_ext/launch_notebooks.py``).
 
 A notebook's first cell installs the library where it is missing, from the pip spec ``launch_buttons:
 install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s); the rest is
@@ -10,7 +11,8 @@ from pathlib import Path
 
 from interp_repro import STUDIES
 
-ROOT = Path(__file__).resolve().parents[1]  # the clone: _config.yml and book/
+ROOT = Path(__file__).resolve().parents[1]  # the clone: _config.yml, book/ and notebooks/
+NOTEBOOKS = "notebooks"
 INSTALL = '''\
 # Installs the interp-repro library where it is missing (Colab, a JupyterHub); does nothing where it is
 # installed. The book's _config.yml sets the pip spec (launch_buttons: install:).
@@ -51,12 +53,18 @@ def notebook(source: Path, spec: str) -> str:
     return jupytext.writes(nb, fmt="ipynb") + "\n"
 
 
+def notebook_path(source: Path, root: Path = ROOT) -> Path:
+    """Where the launchable notebook of the page ``root/book/<study>/<page>.md`` lives."""
+    return root / NOTEBOOKS / source.relative_to(root / "book").with_suffix(".ipynb")
+
+
 def write_notebooks(root: Path = ROOT) -> list[Path]:
-    """Write every study page's launchable notebook beside its source; returns their paths."""
+    """Write every study page's launchable notebook under ``root/notebooks``; returns their paths."""
     spec = pip_spec(root)
     written = []
     for source in pages(root):
-        target = source.with_suffix(".ipynb")
+        target = notebook_path(source, root)
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(notebook(source, spec))
         written.append(target)
     return written

@@ -75,7 +75,8 @@ def test_chapter_page_offers_its_executed_notebook_and_its_source(html, chapter)
 @pytest.mark.parametrize("page", sorted(study_chapters() | exercise_pages()))
 def test_study_page_launches_its_notebook_on_colab(html, page):
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    repository, notebook = config["repository"], page.replace(".md", ".ipynb")
+    repository = config["repository"]
+    notebook = "notebooks/" + page.removeprefix("book/").replace(".md", ".ipynb")
     repo = repository["url"].removeprefix("https://github.com/")
     colab = f"{config['launch_buttons']['colab_url']}/github/{repo}/blob/{repository['branch']}/{notebook}"
     assert f'href="{colab}"' in (html / page.replace(".md", ".html")).read_text(), f"{page}: no Colab link"

@@ -22,14 +22,16 @@ STUDENT_PAGE = ROOT / "book" / "abstraction" / "nonlinear.md"  # the cheapest ch
 
 def test_committed_notebooks_are_the_chapters(tmp_path):
     copy = tmp_path / "copy"
-    shutil.copytree(ROOT / "book", copy / "book", ignore=shutil.ignore_patterns("*.ipynb", "_ext", "*.bib"))
+    shutil.copytree(ROOT / "book", copy / "book", ignore=shutil.ignore_patterns("_ext", "*.bib"))
     shutil.copy(ROOT / "_config.yml", copy)
     for fresh in write_notebooks(copy):
         committed = ROOT / fresh.relative_to(copy)
         assert committed.is_file() and committed.read_bytes() == fresh.read_bytes(), (
             f"{committed.relative_to(ROOT)} is not what its page gives: run make notebooks")
-    stray = {p.with_suffix(".md") for p in (ROOT / "book").glob("*/*.ipynb")} - set(pages())
+    stray = {ROOT / "book" / p.relative_to(ROOT / "notebooks").with_suffix(".md")
+             for p in (ROOT / "notebooks").glob("*/*.ipynb")} - set(pages())
     assert not stray, f"notebooks without a page: {sorted(stray)}: run make notebooks"
+    assert not list((ROOT / "book").glob("**/*.ipynb")), "book/ holds only MyST sources, no notebooks"
 
 
 def test_install_cell_comes_first_and_installs_the_configured_spec():
