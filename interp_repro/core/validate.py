@@ -17,6 +17,55 @@ def check_positive_int(name: str, value: int) -> int:
     return value
 
 
+def check_nonnegative(name: str, value: float) -> float:
+    """Return ``value`` as a float if it is a finite number >= 0 (not a bool), else raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value < np.inf:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def check_positive(name: str, value: float) -> float:
+    """Return ``value`` as a float if it is a finite number > 0 (not a bool), else raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def check_probability(name: str, value: float) -> float:
+    """Return ``value`` as a float if it is a number in [0, 1] (not a bool), else raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
+    """Return ``values`` if it is a non-empty tuple of distinct members of ``allowed``, else raise
+    ``ValueError`` naming the unknown ones and the choices."""
+    allowed = tuple(allowed)
+    if not isinstance(values, tuple) or not values:
+        raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {name} {unknown}: choose from {allowed}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"{name} has duplicates: {values}")
+    return values
+
+
+def check_real_array(name: str, x, ndim: int) -> np.ndarray:
+    """``x`` as a float64 array after checking that it is real, ``ndim``-D, non-empty and finite, else
+    ``ValueError`` naming what is wrong (the dtype, the shape, or how many entries are NaN or inf)."""
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
+    if arr.ndim != ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
+    return arr
+
+
 def check_fraction(name: str, values: float | Iterable[float]) -> None:
     """Raise ``ValueError`` unless every value lies in (0, 1] (a probability that is not zero)."""
     arr = np.atleast_1d(np.asarray(values))
