@@ -25,6 +25,9 @@ from interp_repro.reproduction import resolve_env_paths
 from interp_repro.reproduction.report import NOT_RUN, check_records
 from interp_repro.studies import fill_cache
 
+RESULTS = Path("_build/benchmarks")
+"""Where ``make bench`` writes its results and this script its builds (run from the clone's root)."""
+
 
 def entries() -> int:
     return sum(1 for _ in cache_dir().rglob("*.npz")) if cache_dir().is_dir() else 0
@@ -39,7 +42,7 @@ def main() -> int:
     code = subprocess.call([str(jupyter_book), "build", *args], env=os.environ)
     if code == 0:
         build = record_book_build(time.perf_counter() - start, default_scale(), before, entries(),
-                                  studies)
+                                  studies, RESULTS)
         print(f"book built in {build['seconds']:.0f} s ({build['kind']}, scale {build['scale']})")
         code = check_claims(default_scale())
     return code

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from interp_repro.benchmarks import RESULTS, comparison, write_result
+from interp_repro.benchmarks import comparison, write_result
 from interp_repro.core import torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.model import ModAddNet
@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (the library trains one network per core on one thread)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "modular_addition_training.json")
+    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/modular_addition_training.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 

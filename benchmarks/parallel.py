@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from interp_repro import STUDIES
-from interp_repro.benchmarks import RESULTS, comparison, write_result
+from interp_repro.benchmarks import comparison, write_result
 from interp_repro.core.cache import CACHE_ENV
 from interp_repro.core.parallel import WORKERS_ENV
 from interp_repro.core.progress import QUIET_ENV
@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", nargs="+", choices=STUDIES, default=["abstraction", "superposition"])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=RESULTS / "parallel.json")
+    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/parallel.json"))
     args = parser.parse_args()
     os.environ[QUIET_ENV] = "1"
     rows = []

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from interp_repro.benchmarks import RESULTS, comparison, write_result
+from interp_repro.benchmarks import comparison, write_result
 from interp_repro.core import numpy_rng
 from interp_repro.schur_rnn import ordered_real_schur
 from interp_repro.schur_rnn.train import COPY_RECIPE, train
@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300, help="steps for the batched/threads comparison")
     parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--out", type=Path, default=RESULTS / "schur_rnn.json")
+    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/schur_rnn.json"))
     args = parser.parse_args()
 
     copy_run(1, 20)  # warm up

@@ -2,9 +2,9 @@
 
 Every script measures our code next to a baseline in the same run (a reference-style loop, one model
 at a time, full persistent homology ...) and stores each pair as a :func:`comparison`, so the page
-shows ratios, which survive a change of machine better than seconds do. Results are JSON files in
-``_build/benchmarks/`` (``make bench`` refreshes them; ``make book`` refreshes those older than their
-script or the library).
+shows ratios, which survive a change of machine better than seconds do. Results are JSON files in a
+folder every function here is given: in a clone, ``_build/benchmarks/`` (``make bench`` refreshes
+them; ``make book`` refreshes those older than their script).
 """
 
 import json
@@ -17,7 +17,6 @@ from typing import Any
 
 from interp_repro.core.cache import library_fingerprint
 
-RESULTS = Path(__file__).resolve().parents[1] / "_build" / "benchmarks"
 BOOK_BUILDS = "book_builds.json"
 
 
@@ -59,7 +58,7 @@ def write_result(result: dict[str, Any], out: Path) -> None:
     print(json.dumps(result, indent=1))
 
 
-def load_results(folder: Path = RESULTS) -> dict[str, dict[str, Any]]:
+def load_results(folder: Path) -> dict[str, dict[str, Any]]:
     """Every benchmark result in ``folder`` by file stem (book builds excluded); a file that is not
     valid JSON is reported as ``{"error": ...}`` rather than skipped silently."""
     out: dict[str, dict[str, Any]] = {}
@@ -83,7 +82,7 @@ def comparison_table(results: dict[str, dict[str, Any]]):
 
 
 def record_book_build(seconds: float, scale: str, entries_before: int, entries_after: int,
-                      studies: dict[str, dict[str, Any]], folder: Path = RESULTS) -> dict[str, Any]:
+                      studies: dict[str, dict[str, Any]], folder: Path) -> dict[str, Any]:
     """Append one book build: wall time, scale and its kind, from the results-cache entries before
     and after it: ``cold`` (the cache started empty), ``warm`` (nothing computed) or ``partial``;
     with ``studies``, what ``studies.fill_cache`` measured of each study before the pages ran."""
@@ -102,7 +101,7 @@ def record_book_build(seconds: float, scale: str, entries_before: int, entries_a
     return build
 
 
-def book_builds(folder: Path = RESULTS) -> list[dict[str, Any]]:
+def book_builds(folder: Path) -> list[dict[str, Any]]:
     """The recorded book builds, oldest first (empty if none)."""
     path = folder / BOOK_BUILDS
     return json.loads(path.read_text()) if path.exists() else []

@@ -16,7 +16,7 @@ from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
-from interp_repro.figures import FORMATS
+from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
 from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
@@ -34,6 +34,7 @@ environment variables (a command-line flag wins over its variable):
   INTERP_REPRO_WORKERS  local worker processes (default one per core); --workers N
   INTERP_REPRO_DASK     a Dask scheduler to run jobs on; --dask ADDRESS (--workers N ignores it)
   INTERP_REPRO_QUIET    1: no progress bars; --quiet
+  INTERP_REPRO_BOOK     the book's source folder for chapter and figure (default ./book); --book DIR
 """
 
 
@@ -54,29 +55,25 @@ def _scale(name: str) -> str:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-BOOK = Path(__file__).resolve().parents[1] / "book"
+BOOK_ENV = "INTERP_REPRO_BOOK"
 
 
-def chapters() -> list[str]:
-    """Chapter names ``study/page`` found in the repository's ``book/`` folder."""
-    return sorted(f"{p.parent.name}/{p.stem}" for study in STUDIES for p in (BOOK / study).glob("*.md"))
+def book_dir(book: Path | None = None) -> Path:
+    """The book's source folder: ``book``, else ``$INTERP_REPRO_BOOK``, else ``book/`` in the current
+    folder (a clone's root); a :class:`ConfigError` when it is not a folder."""
+    folder = Path(book or os.environ.get(BOOK_ENV) or "book")
+    if not folder.is_dir():
+        raise ConfigError(f"no book folder at {folder.resolve()}: run from the root of a clone of the "
+                          f"repository, or give --book DIR or ${BOOK_ENV}")
+    return folder.resolve()
 
 
-def _book() -> Path:
-    """The clone's book folder, or a :class:`ConfigError` when the library is installed without one."""
-    if not BOOK.is_dir():
-        raise ConfigError(f"no book/ folder next to the library ({BOOK}): chapters and their figures run "
-                          "from a clone of the repository (pip install -e .)")
-    return BOOK
+def chapters(book: Path) -> list[str]:
+    """Chapter names ``study/page`` found in the book folder ``book``."""
+    return sorted(f"{p.parent.name}/{p.stem}" for study in STUDIES for p in (book / study).glob("*.md"))
 
 
-def _chapter(name: str) -> str:
-    try:
-        _book()
-    except ConfigError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-    if name.removesuffix(".md").removeprefix("book/") not in chapters():
-        raise argparse.ArgumentTypeError(f"unknown chapter {name!r}: choose one of {', '.join(chapters())}")
+def _chapter_name(name: str) -> str:
     return name.removesuffix(".md").removeprefix("book/")
 
 
@@ -155,7 +152,7 @@ def cmd_chapter(args) -> int:
     import jupytext
     import papermill
 
-    source = BOOK / f"{args.chapter}.md"
+    source = args.book / f"{args.chapter}.md"
     out = args.out or Path("_build") / "chapters" / f"{args.chapter}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     papermill.execute_notebook(jupytext.read(source), str(out), parameters={"SCALE": args.scale},
@@ -165,10 +162,7 @@ def cmd_chapter(args) -> int:
 
 
 def cmd_figure(args) -> int:
-    from interp_repro.figures import book_figures, check_names, render
-
-    _book()
-    figures = book_figures(BOOK)
+    figures = book_figures(args.book)
     if args.list:
         rows = [(f.name, f.chapter, f.caption[:60] + ("..." if len(f.caption) > 60 else ""))
                 for f in figures.values()]
@@ -178,7 +172,7 @@ def cmd_figure(args) -> int:
     if not names:
         raise ConfigError("name a figure (or several), or give --all or --list")
     _check_setup()
-    for path in render(names, BOOK, args.scale, args.format or ["pdf"], args.out):
+    for path in render(names, args.book, args.scale, args.format or ["pdf"], args.out):
         print(path)
     return 0
 
@@ -224,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"interp-repro {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    book_help = f"the book's source folder (default ${BOOK_ENV}, else ./book)"
     scale_help = f"one of {', '.join(SCALES)} (default $INTERP_REPRO_SCALE, else book)"
     _command(sub, "list", "studies, scales, the cache folder and the record file", cmd_list)
     run = _command(sub, "run", "run a study's experiments (or every study's) and record its claims",
@@ -242,10 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "e.g. tcp://10.0.0.5:8786 (install this checkout on every worker)")
     chap = _command(sub, "chapter", "execute one chapter as a notebook (figures, numbers, records)",
                     cmd_chapter)
-    chap.add_argument("chapter", type=_chapter, help="study/page, e.g. schur_rnn/copy_task")
+    chap.add_argument("chapter", type=_chapter_name, help="study/page, e.g. schur_rnn/copy_task")
     chap.add_argument("--scale", type=_scale, default=None, help=scale_help)
     chap.add_argument("--out", type=Path, default=None,
                       help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
+    chap.add_argument("--book", type=Path, default=None, help=book_help)
     chap.add_argument("--quiet", action="store_true", help="no progress bars")
     fig = _command(sub, "figure", "render book figures by name (the name: of their MyST figure) to PDF, "
                    "SVG or PNG files, from the cache, training only what is missing", cmd_figure)
@@ -258,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--scale", type=_scale, default=None, help=scale_help)
     fig.add_argument("--out", type=Path, default=Path("_build") / "figures",
                      help="folder for NAME.FORMAT files (default _build/figures)")
+    fig.add_argument("--book", type=Path, default=None, help=book_help)
     fig.add_argument("--quiet", action="store_true", help="no progress bars")
     rep = _command(sub, "report", "claims: the paper's value and band, ours, the measured and the expected "
                    "status; exit 1 when an outcome fails or nothing is recorded", cmd_report)
@@ -277,7 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; expected errors (:class:`ConfigError`) print one line and return 2."""
     resolve_env_paths()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if getattr(args, "quiet", False):
         os.environ[QUIET_ENV] = "1"
     if getattr(args, "workers", None) is not None:
@@ -288,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if "scale" in args and args.scale is None:
             args.scale = _default_scale()
+        if "book" in args:
+            args.book = book_dir(args.book)
+        if "chapter" in args and args.chapter not in chapters(args.book):
+            parser.error(f"argument chapter: unknown chapter {args.chapter!r}: choose one of "
+                         f"{', '.join(chapters(args.book))}")
         return args.func(args)
     except ConfigError as err:
         print(f"interp-repro: error: {err}", file=sys.stderr)

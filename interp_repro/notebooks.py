@@ -4,14 +4,15 @@ launch buttons open on Colab or a JupyterHub (``book/_ext/launch_notebooks.py``)
 
 A notebook's first cell installs the library where it is missing, from the pip spec ``launch_buttons:
 install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s); the rest is
-the page as jupytext reads it. ``make notebooks`` (``python -m interp_repro.notebooks``) writes them.
+the page as jupytext reads it. ``make notebooks`` (``python -m interp_repro.notebooks [ROOT]``, ROOT the
+clone's root, default the current folder) writes them.
 """
 
+import sys
 from pathlib import Path
 
 from interp_repro import STUDIES
 
-ROOT = Path(__file__).resolve().parents[1]  # the clone: _config.yml, book/ and notebooks/
 NOTEBOOKS = "notebooks"
 INSTALL = '''\
 # Installs the interp-repro library where it is missing (Colab, a JupyterHub); does nothing where it is
@@ -28,7 +29,7 @@ if importlib.util.find_spec("interp_repro") is None:
     importlib.invalidate_caches()'''
 
 
-def pip_spec(root: Path = ROOT) -> str:
+def pip_spec(root: Path) -> str:
     """The pip spec the notebooks install the library from, as ``root/_config.yml`` sets it."""
     import yaml
 
@@ -36,7 +37,7 @@ def pip_spec(root: Path = ROOT) -> str:
     return config["launch_buttons"]["install"].format(**config["repository"])
 
 
-def pages(root: Path = ROOT) -> list[Path]:
+def pages(root: Path) -> list[Path]:
     """The source of every study page (chapters and exercise pages) under ``root/book``."""
     return sorted(p for study in STUDIES for p in (root / "book" / study).glob("*.md"))
 
@@ -53,12 +54,12 @@ def notebook(source: Path, spec: str) -> str:
     return jupytext.writes(nb, fmt="ipynb") + "\n"
 
 
-def notebook_path(source: Path, root: Path = ROOT) -> Path:
+def notebook_path(source: Path, root: Path) -> Path:
     """Where the launchable notebook of the page ``root/book/<study>/<page>.md`` lives."""
     return root / NOTEBOOKS / source.relative_to(root / "book").with_suffix(".ipynb")
 
 
-def write_notebooks(root: Path = ROOT) -> list[Path]:
+def write_notebooks(root: Path) -> list[Path]:
     """Write every study page's launchable notebook under ``root/notebooks``; returns their paths."""
     spec = pip_spec(root)
     written = []
@@ -71,5 +72,6 @@ def write_notebooks(root: Path = ROOT) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for path in write_notebooks():
-        print(path.relative_to(ROOT))
+    clone = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    for path in write_notebooks(clone):
+        print(path.relative_to(clone))

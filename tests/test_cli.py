@@ -7,6 +7,7 @@ import os
 import numpy as np
 import papermill
 import pytest
+from chapters import ROOT, toc_files
 
 import interp_repro.cli as cli
 from interp_repro import __version__
@@ -76,11 +77,23 @@ def test_report_json_gives_each_claims_statuses(capsys):
 
 
 def test_every_chapter_in_the_toc_can_be_named():
-    from chapters import toc_files
-
     from interp_repro.cli import chapters
+
     in_toc = {e.removeprefix("book/") for e in toc_files() if e.count("/") == 2}
-    assert in_toc and in_toc <= set(chapters())
+    assert in_toc and in_toc <= set(chapters(ROOT / "book"))
+
+
+def test_the_book_folder_is_a_setting_not_a_path_of_the_package(tmp_path, monkeypatch, capsys):
+    """Installed from a wheel, the package has no book/ beside it: chapter and figure look in ./book,
+    $INTERP_REPRO_BOOK or --book, and say where they looked when it is missing."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["figure", "--list"]) == 2
+    assert f"no book folder at {tmp_path / 'book'}" in capsys.readouterr().err
+    monkeypatch.setenv("INTERP_REPRO_BOOK", str(ROOT / "book"))
+    assert main(["figure", "--list"]) == 0
+    assert "fig-dstar" in capsys.readouterr().out
+    monkeypatch.delenv("INTERP_REPRO_BOOK")
+    assert main(["figure", "--list", "--book", str(ROOT / "book")]) == 0
 
 
 @pytest.mark.trained

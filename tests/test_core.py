@@ -533,3 +533,58 @@ def test_seed_offset_shifts_the_seed_of_every_preset_made_inside_it():
     assert NeuroConfig.preset("ci").seed == 0  # only inside the block
     with pytest.raises(ValueError, match="seed offset"), seed_offset(-1):
         pass
+
+
+@pytest.mark.parametrize(("check", "good", "bad", "message"), [
+    ("check_nonnegative", [0, 2.5, np.float32(1)], [-1, float("inf"), float("nan"), True, "1"],
+     "finite number >= 0"),
+    ("check_positive", [1e-9, 3], [0, -2, float("inf"), False, None], "finite number > 0"),
+    ("check_probability", [0, 0.5, 1], [-0.1, 1.5, float("nan"), True], "number in [0, 1]"),
+])
+def test_number_checks_accept_their_range_and_name_what_they_refuse(check, good, bad, message):
+    import interp_repro.core as core
+
+    for value in good:
+        assert getattr(core, check)("x", value) == float(value)
+    for value in bad:
+        with pytest.raises(ValueError, match=rf"^x must be a {re.escape(message)}, got"):
+            getattr(core, check)("x", value)
+
+
+def test_check_choices_names_unknown_and_duplicate_values():
+    from interp_repro.core import check_choices
+
+    assert check_choices("tasks", ("a", "b"), ("a", "b", "c")) == ("a", "b")
+    for values, message in [(("a", "z"), r"unknown tasks \['z'\]: choose from"), (("a", "a"), "duplicates"),
+                            ((), "non-empty tuple"), (["a"], "non-empty tuple")]:
+        with pytest.raises(ValueError, match=message):
+            check_choices("tasks", values, ("a", "b", "c"))
+
+
+def test_check_real_array_returns_float64_and_names_the_fault():
+    from interp_repro.core import check_real_array
+
+    out = check_real_array("W", np.arange(6).reshape(2, 3), 2)
+    assert out.dtype == np.float64 and out.shape == (2, 3)
+    for x, message in [(np.zeros(3), "non-empty 2-D array, got shape"), (np.zeros((0, 2)), "non-empty"),
+                       (np.array([["a"]]), "real"), (np.array([[np.nan, 1.0]]), "1 NaN/inf")]:
+        with pytest.raises(ValueError, match=message):
+            check_real_array("W", x, 2)
+
+
+def test_pca_shares_sum_to_one_and_the_projection_keeps_the_variance_in_order():
+    from interp_repro.core import pca_projection, pca_variance
+
+    rng = np.random.default_rng(0)
+    cloud = rng.normal(size=(200, 4)) * np.array([5.0, 2.0, 1.0, 0.1]) + 3.0
+    shares = pca_variance(cloud)
+    assert shares.sum() == pytest.approx(1.0) and np.all(np.diff(shares) <= 0)
+    assert shares[0] > 0.8 and pca_variance(cloud, 2) == pytest.approx(shares[:2])
+    projected = pca_projection(cloud, 2)
+    assert projected.shape == (200, 2) and np.allclose(projected.mean(axis=0), 0)
+    total = ((cloud - cloud.mean(axis=0)) ** 2).sum()
+    assert (projected ** 2).sum(axis=0) / total == pytest.approx(shares[:2])
+    with pytest.raises(ValueError, match="zero variance"):
+        pca_variance(np.ones((5, 3)))
+    with pytest.raises(ValueError, match="at least 2 points"):
+        pca_projection(np.ones((1, 3)), 1)

@@ -21,6 +21,7 @@ BOOK = ROOT / "book"
 FIGURES = book_figures(BOOK)
 STUDY_FIGURES = [name for name, figure in FIGURES.items() if "/" in figure.chapter]
 BENCHMARKS_FIGURE = "fig-benchmark-speedups"  # drawn only from the results of `make bench`
+BENCHMARK_RESULTS = ROOT / "_build" / "benchmarks"
 
 
 def test_every_figure_of_the_book_is_named_and_listed(capsys):
@@ -78,7 +79,7 @@ def test_the_benchmarks_figure_needs_benchmark_results(tmp_path, capsys):
     page runs in this process, which gets its ``__main__`` back (a pool started later needs it)."""
     main_module = sys.modules["__main__"]
     code = main(["figure", BENCHMARKS_FIGURE, "--scale", "ci", "--format", "png", "--out", str(tmp_path)])
-    if load_results():
+    if load_results(BENCHMARK_RESULTS):
         assert code == 0 and (tmp_path / f"{BENCHMARKS_FIGURE}.png").is_file()
     else:
         assert code == 2 and "make bench" in capsys.readouterr().err
@@ -99,7 +100,7 @@ def test_figures_refuse_to_render_inside_an_ipython_session(tmp_path, capsys):
 @pytest.mark.book
 def test_each_figure_shows_its_command(html):
     for figure in FIGURES.values():
-        if figure.name == BENCHMARKS_FIGURE and not load_results():
+        if figure.name == BENCHMARKS_FIGURE and not load_results(BENCHMARK_RESULTS):
             continue  # the page has no figure to put the command under
         page = (html / "book" / f"{figure.chapter}.html").read_text()
         text = " ".join(re.sub(r"<[^>]+>", " ", page).split())

@@ -29,15 +29,15 @@ def test_committed_notebooks_are_the_chapters(tmp_path):
         assert committed.is_file() and committed.read_bytes() == fresh.read_bytes(), (
             f"{committed.relative_to(ROOT)} is not what its page gives: run make notebooks")
     stray = {ROOT / "book" / p.relative_to(ROOT / "notebooks").with_suffix(".md")
-             for p in (ROOT / "notebooks").glob("*/*.ipynb")} - set(pages())
+             for p in (ROOT / "notebooks").glob("*/*.ipynb")} - set(pages(ROOT))
     assert not stray, f"notebooks without a page: {sorted(stray)}: run make notebooks"
     assert not list((ROOT / "book").glob("**/*.ipynb")), "book/ holds only MyST sources, no notebooks"
 
 
 def test_install_cell_comes_first_and_installs_the_configured_spec():
-    cells = json.loads(notebook(STUDENT_PAGE, pip_spec()))["cells"]
+    cells = json.loads(notebook(STUDENT_PAGE, pip_spec(ROOT)))["cells"]
     assert cells[0]["cell_type"] == "code"
-    assert repr(pip_spec()) in "".join(cells[0]["source"])
+    assert repr(pip_spec(ROOT)) in "".join(cells[0]["source"])
     tagged = [i for i, c in enumerate(cells) if "parameters" in c["metadata"].get("tags", [])]
     assert tagged and tagged[0] > 0  # papermill's -p SCALE ci lands after the chapter's parameters cell
 
