@@ -6,7 +6,8 @@ core busy and times each job; then jupyter-book executes each page, reading what
 The build fails (exit 1) when a claim's outcome at the built scale fails: its measured status is not
 the one ``claims.toml`` expects, or its guard fails; the HTML is written first, so the Reproduction
 page shows which. A cold build starts from an empty results cache (every model trained); a warm one
-computes nothing (every chapter still re-executes and redraws from the cache). ``make book`` builds
+computes nothing, and executes only the pages whose code cells, library code or scale changed
+(``book/_ext/execution_cache.py``). ``make book`` builds
 through this script; the Benchmarks page shows the latest build of each kind and their ratio.
 
 Usage: ``python benchmarks/book_build.py [jupyter-book build arguments ...]`` (default: ``. --all -W -n
@@ -26,6 +27,7 @@ from interp_repro.reproduction.report import NOT_RUN, check_records
 from interp_repro.studies import fill_cache
 
 RESULTS = Path("_build/benchmarks")
+JUPYTER_CACHE = Path("_build/.jupyter_cache")
 """Where ``make bench`` writes its results and this script its builds (run from the clone's root)."""
 
 
@@ -39,6 +41,7 @@ def main() -> int:
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     before, start = entries(), time.perf_counter()
     studies = fill_cache(default_scale())
+    forget_unrecorded(default_scale())
     code = subprocess.call([str(jupyter_book), "build", *args], env=os.environ)
     if code == 0:
         build = record_book_build(time.perf_counter() - start, default_scale(), before, entries(),
@@ -46,6 +49,22 @@ def main() -> int:
         print(f"book built in {build['seconds']:.0f} s ({build['kind']}, scale {build['scale']})")
         code = check_claims(default_scale())
     return code
+
+
+def forget_unrecorded(scale: str) -> None:
+    """Drop from the notebook cache the pages of every study whose claims are not recorded for the
+    current library code at ``scale`` (a new record file, say): a page read from the cache records
+    nothing, so these pages must execute again."""
+    from jupyter_cache import get_cache
+
+    missing = sorted({o.claim.study for o in check_records(scale) if o.result == NOT_RUN})
+    if not missing or not JUPYTER_CACHE.is_dir():
+        return
+    cache = get_cache(str(JUPYTER_CACHE))
+    for record in cache.list_cache_records():
+        if any(f"/book/{study}/" in record.uri for study in missing):
+            cache.remove_cache(record.pk)
+    print(f"claims not recorded for {', '.join(missing)} at scale {scale}: their pages execute again")
 
 
 def check_claims(scale: str) -> int:

@@ -110,6 +110,7 @@ def book(filled, rerun) -> Build:
         return Build(Path(built), out / "_build" / "jupyter_execute", out / "records.json", 0, "")
     records = OUT / "records.json"
     records.unlink(missing_ok=True)
+    shutil.rmtree(OUT / "_build" / ".jupyter_cache", ignore_errors=True)  # every page executes, records
     before = _entries()
     env = os.environ | {"INTERP_REPRO_SCALE": "ci", "INTERP_REPRO_QUIET": "1",
                         "INTERP_REPRO_RECORD": str(records)}

@@ -73,35 +73,45 @@ DRAWING_ONLY = ("plots.py", "interactive.py")
 """Modules that only draw: editing them keeps every cached result."""
 
 
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The installed ``interp_repro`` package folder."""
+
+
+def study_sources(study: str | None = None, root: Path = PACKAGE) -> list[Path]:
+    """The library modules under ``root`` that ``study``'s computations run: ``core/``, the study's
+    own subpackage and the top-level modules it imports (e.g. ``topology.py``); with no study, every
+    module."""
+    if study is None:
+        return sorted(root.rglob("*.py"))
+    own = sorted((root / study).rglob("*.py"))
+    imported = {m for path in own for m in re.findall(r"interp_repro\.(\w+)", path.read_text())}
+    return sorted(root.glob("core/*.py")) + own + sorted(
+        root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
+
+
+def source_digest(files: list[Path], root: Path = PACKAGE) -> str:
+    """A hash of the dependency versions and of each file's path (relative to ``root``) and bytes."""
+    digest = hashlib.sha256(dependency_versions().encode())
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 @cache
 def library_fingerprint(study: str | None = None) -> str:
-    """Package version plus a hash of the library code that ``study``'s results depend on and of the
-    versions of :data:`DEPENDENCIES`.
+    """Package version plus a hash of the library code that ``study``'s results depend on
+    (:func:`study_sources`) and of the versions of :data:`DEPENDENCIES`.
 
-    That code is ``core/``, the study's own subpackage and the top-level modules it imports (e.g.
-    ``topology.py``); with no study, every module. ``plots.py`` modules and ``core/interactive.py``
-    are left out: they only draw cached arrays. Editing that code changes the fingerprint, so cached
-    results and recorded claims never outlive the code that made them, while editing one study, a
-    shared module another study does not use, or a figure leaves the other caches valid. A new
-    torch, NumPy or SciPy changes every fingerprint.
+    ``plots.py`` modules and ``core/interactive.py`` are left out: they only draw cached arrays.
+    Editing that code changes the fingerprint, so cached results and recorded claims never outlive
+    the code that made them, while editing one study, a shared module another study does not use,
+    or a figure leaves the other caches valid. A new torch, NumPy or SciPy changes every fingerprint.
     """
     from interp_repro import __version__
 
-    root = Path(__file__).resolve().parents[1]
-    if study is None:
-        files = sorted(root.rglob("*.py"))
-    else:
-        own = sorted((root / study).rglob("*.py"))
-        imported = {m for path in own for m in re.findall(r"interp_repro\.(\w+)", path.read_text())}
-        files = sorted(root.glob("core/*.py")) + own + sorted(
-            root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
-    digest = hashlib.sha256(dependency_versions().encode())
-    for path in files:
-        if path.name in DRAWING_ONLY:
-            continue
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return f"{__version__}+{digest.hexdigest()[:12]}"
+    files = [path for path in study_sources(study) if path.name not in DRAWING_ONLY]
+    return f"{__version__}+{source_digest(files)}"
 
 
 def _study_of(namespace: str) -> str | None:
