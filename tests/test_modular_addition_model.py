@@ -9,8 +9,8 @@ import torch
 from interp_repro.core import torch_generator
 from interp_repro.modular_addition import experiments as ex
 from interp_repro.modular_addition.data import all_pairs, check_modulus, split
+from interp_repro.modular_addition.measures import gradient_symmetricity, tables
 from interp_repro.modular_addition.model import ModAddNet
-from interp_repro.modular_addition.probes import gradient_symmetricity, tables
 from interp_repro.modular_addition.train import train
 
 SMALL = dict(d_model=8, n_heads=2, d_mlp=16)
@@ -106,28 +106,10 @@ def test_gradient_symmetricity_is_one_for_mlp_add():
     assert gradient_symmetricity(concat, n_triples=20)[0] < 0.9
 
 
-def test_logit_cloud_of_a_clock_is_a_circle_indexed_by_the_sum():
-    p, f = 11, 3
-    a, b, c = np.meshgrid(np.arange(p), np.arange(p), np.arange(p), indexing="ij")
-    logits = np.cos(2 * np.pi * f * (a + b - c) / p)
-    cloud = ex.logit_cloud(logits, f)
-    radius = np.hypot(cloud[:, 0], cloud[:, 1])
-    np.testing.assert_allclose(radius, p / 2, rtol=1e-9)
-    angle = np.angle(cloud[:, 0] + 1j * cloud[:, 1])
-    s = (np.arange(p * p) // p + np.arange(p * p) % p) % p
-    np.testing.assert_allclose(np.exp(1j * angle), np.exp(2j * np.pi * f * s / p), atol=1e-9)
-
-
-def test_embedding_spectrum_finds_a_planted_frequency():
-    p = 13
-    W = np.outer(np.cos(2 * np.pi * 4 * np.arange(p) / p), np.ones(5))
-    spec = ex.embedding_spectrum(W)
-    assert spec.shape == (6,) and int(np.argmax(spec)) + 1 == 4
-
-
 @pytest.mark.parametrize("overrides", [dict(architectures=("transformer",)), dict(p=2), dict(seeds=0),
                                        dict(min_cluster=0), dict(architectures=()), dict(train_frac=1.5),
-                                       dict(weight_decay=-1.0)])
+                                       dict(weight_decay=-1.0),
+                                       dict(architectures=("uniform", "uniform")), dict(lr=float("inf"))])
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)

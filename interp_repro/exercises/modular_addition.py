@@ -1,31 +1,26 @@
 """Reference solutions to the modular-addition exercises (Moisescu-Pareja et al. 2025 on Zhong et al. 2023).
 
 Each function answers one exercise of ``book/modular_addition/exercises.md``; every measurement goes
-through :mod:`interp_repro.modular_addition` and :mod:`interp_repro.topology`.
+through :mod:`interp_repro.modular_addition.measures` and :mod:`interp_repro.topology`.
 """
 
 import numpy as np
 import pandas as pd
 
-from interp_repro.core import check_positive_int, numpy_rng
-from interp_repro.modular_addition import analysis as an
+from interp_repro.core import (
+    check_choices,
+    check_nonnegative,
+    check_positive_int,
+    check_probability,
+    numpy_rng,
+    pca_projection,
+    pca_variance,
+)
+from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
-from interp_repro.modular_addition.probes import tables
+from interp_repro.modular_addition.model import ARCHITECTURES
 from interp_repro.modular_addition.train import train
 from interp_repro.topology import alpha_persistence, count_bars
-
-
-def _check_frequency(f: int, p: int) -> int:
-    if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= p // 2:
-        raise ValueError(f"the frequency f must be an integer in 1..{p // 2} for p = {p}, got {f!r}")
-    return f
-
-
-def _check_nonneg(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < np.inf:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
-
 
 # --- 1. the theorem on synthetic clusters ----------------------------------------------------------
 
@@ -39,9 +34,9 @@ def simple_neuron_cluster(p: int, f: int, n_neurons: int, aligned: bool, *, nois
     ``numpy_rng(seed)``; ``aligned`` sets phi_R = phi_L (and B = A). ``noise``: sd of Gaussian noise added
     to every entry."""
     p = check_modulus(p)
-    f = _check_frequency(f, p)
+    f = measures.check_frequency(f, p)
     check_positive_int("n_neurons", n_neurons)
-    noise = _check_nonneg("noise", noise)
+    noise = check_nonnegative("noise", noise)
     rng = numpy_rng(seed)
     amp_l, amp_r = rng.uniform(0.5, 1.5, (2, n_neurons))
     phi_l, phi_r = rng.uniform(-np.pi, np.pi, (2, n_neurons))
@@ -54,8 +49,7 @@ def simple_neuron_cluster(p: int, f: int, n_neurons: int, aligned: bool, *, nois
 
 def _whitened(cloud: np.ndarray, k: int) -> np.ndarray:
     """The cloud's top k principal components, each scaled to unit variance."""
-    centred = cloud - cloud.mean(axis=0)
-    pcs = centred @ np.linalg.svd(centred, full_matrices=False)[2][:k].T
+    pcs = pca_projection(cloud, k)
     return pcs / pcs.std(axis=0)
 
 
@@ -68,16 +62,16 @@ def cluster_shape(p: int = 59, f: int = 3, n_neurons: int = 12, *, noise: float 
     can show a spurious H2 bar at a fixed threshold; bars longer than the library's threshold count."""
     rows = []
     for aligned in (True, False):
-        cloud = an.cluster_cloud(simple_neuron_cluster(p, f, n_neurons, aligned, noise=noise, seed=seed),
-                                 np.arange(n_neurons))
-        shares = an.pca_variance(cloud)
+        pre = simple_neuron_cluster(p, f, n_neurons, aligned, noise=noise, seed=seed)
+        cloud = measures.cluster_cloud(pre, np.arange(n_neurons))
+        shares = pca_variance(cloud)
         rank = int(np.count_nonzero(shares > 1e-3))  # components that hold more than 0.1% of the variance
-        refs = {"disc": an.reference_disc(p, f), "torus": an.reference_torus(p, f),
-                "circle": an.reference_circle(p, f)}
+        refs = {"disc": measures.reference_disc(p, f), "torus": measures.reference_torus(p, f),
+                "circle": measures.reference_circle(p, f)}
         rows.append({"phases": "aligned" if aligned else "independent",
                      "top-2 PCA share": shares[:2].sum(), "top-4 PCA share": shares[:4].sum(),
                      "rank": rank,
-                     **{f"CKA {name}": an.linear_cka(cloud, ref) for name, ref in refs.items()},
+                     **{f"CKA {name}": measures.linear_cka(cloud, ref) for name, ref in refs.items()},
                      "Betti": count_bars(alpha_persistence(_whitened(cloud, int(np.clip(rank, 2, 4))),
                                                            maxdim=2))})
     return pd.DataFrame(rows)
@@ -88,10 +82,8 @@ def cluster_shape(p: int = 59, f: int = 3, n_neurons: int = 12, *, noise: float 
 def _mixture_parts(p: int, f: int, clock_weight: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(1 - w) u and w v of :func:`mixed_logit_table`, each indexed by a residue 0..p-1."""
     p = check_modulus(p)
-    f = _check_frequency(f, p)
-    w = _check_nonneg("clock_weight", clock_weight)
-    if w > 1:
-        raise ValueError(f"clock_weight must lie in [0, 1], got {clock_weight!r}")
+    f = measures.check_frequency(f, p)
+    w = check_probability("clock_weight", clock_weight)
     u = np.abs(np.cos(np.pi * f * np.arange(p) / p))
     return (1 - w) * u, w * numpy_rng(seed).standard_normal(p)
 
@@ -119,19 +111,15 @@ def irrelevance_prediction(p: int, f: int, clock_weight: float, *, seed: int = 0
 
 def irrelevance_sweep(p: int = 59, f: int = 5, clock_weights=(0.0, 0.1, 0.2, 0.4, 0.7, 1.0), *,
                       seed: int = 0) -> pd.DataFrame:
-    """Distance irrelevance measured by the library (``analysis.distance_irrelevance``) beside the
+    """Distance irrelevance measured by the library (``measures.distance_irrelevance``) beside the
     closed form :func:`irrelevance_prediction`, for each Clock weight."""
     rows = [{"clock weight": float(w),
-             "q measured": an.distance_irrelevance(mixed_logit_table(p, f, w, seed=seed)),
+             "q measured": measures.distance_irrelevance(mixed_logit_table(p, f, w, seed=seed)),
              "q predicted": irrelevance_prediction(p, f, w, seed=seed)} for w in clock_weights]
     return pd.DataFrame(rows)
 
 
 # --- 3. what the architecture forces ---------------------------------------------------------------
-
-def _wrap(x: np.ndarray) -> np.ndarray:
-    return np.pi - np.mod(np.pi - x, 2 * np.pi)
-
 
 def architecture_phases(p: int = 23, *, steps: int = 1500, d_model: int = 64, d_mlp: int = 128,
                         seed: int = 0, architectures=("mlp_add", "mlp_concat")) -> pd.DataFrame:
@@ -141,21 +129,18 @@ def architecture_phases(p: int = 23, *, steps: int = 1500, d_model: int = 64, d_
     (the paper, §3 and §5). One row per (architecture, neuron), with the network's final test
     accuracy repeated on its rows."""
     check_positive_int("steps", steps)
-    unknown = [a for a in architectures if a not in ("mlp_add", "mlp_concat", "attention")]
-    if unknown or not architectures:
-        raise ValueError(f"architectures must name some of 'mlp_add', 'mlp_concat', 'attention', "
-                         f"got {architectures!r}")
+    check_choices("architectures", tuple(architectures), ARCHITECTURES)
     frames = []
     for arch in architectures:
         res = train(arch, p, [seed], steps=steps, d_model=d_model, d_mlp=d_mlp, eval_every=steps,
                     desc=f"{arch}, p = {p}")
-        pre = tables(res.model)[0][0]
-        freqs = an.key_frequencies(pre)
-        fit = an.simple_neuron_fit(pre, freqs)
+        pre = measures.tables(res.model)[0][0]
+        freqs = measures.key_frequencies(pre)
+        fit = measures.simple_neuron_fit(pre, freqs)
         frames.append(pd.DataFrame({
             "architecture": arch, "neuron": np.arange(freqs.size), "key frequency": freqs,
             "R2": fit["r2"], "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
-            "phi_L - phi_R": _wrap(fit["phi_L"] - fit["phi_R"]),
-            "torus distance": an.torus_distance(an.phase_alignment(pre), p),
+            "phi_L - phi_R": measures.wrap_angle(fit["phi_L"] - fit["phi_R"]),
+            "torus distance": measures.torus_distance(measures.phase_alignment(pre), p),
             "test accuracy": float(res.test_acc[-1, 0])}))
     return pd.concat(frames, ignore_index=True)

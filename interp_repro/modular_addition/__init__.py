@@ -1,10 +1,6 @@
 """Manifolds of modular addition (Moisescu-Pareja et al. 2025) on Zhong et al.'s Clock and Pizza
-networks: models, training, per-network analysis and statistics over many trained networks.
-
-Public API: :func:`key_frequencies` (each neuron's key frequency from its p x p pre-activations);
-the rest lives in the submodules ``model``, ``train``, ``analysis``, ``probes``, ``experiments``.
+networks. Modules: ``data`` (the task and its splits), ``model`` (the networks, batched over
+instances), ``train`` (full-batch training), ``measures`` (the papers' definitions: key frequencies,
+clusters, reference manifolds, CKA, phase alignment, Zhong's metrics, the per-network analysis and
+the statistics over networks), ``experiments`` (configs, cached runs, claims) and ``plots``.
 """
-
-from interp_repro.modular_addition.analysis import key_frequencies
-
-__all__ = ["key_frequencies"]

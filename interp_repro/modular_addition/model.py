@@ -20,7 +20,7 @@ import math
 import torch
 from torch import nn
 
-from interp_repro.core import check_positive_int
+from interp_repro.core import check_positive_int, check_probability
 from interp_repro.modular_addition.data import check_modulus
 
 ARCHITECTURES = ("attention", "mlp_add", "mlp_concat")
@@ -46,8 +46,7 @@ class ModAddNet(nn.Module):
         for name, value in (("n_instances", n_instances), ("d_model", d_model), ("n_heads", n_heads),
                             ("d_mlp", d_mlp)):
             check_positive_int(name, value)
-        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
-            raise ValueError(f"the attention rate must be a number in [0, 1], got {rate!r}")
+        check_probability("the attention rate", rate)
         if architecture == "attention" and d_model % n_heads:
             raise ValueError(f"d_model ({d_model}) must be a multiple of n_heads ({n_heads})")
         self.architecture, self.p, self.rate = architecture, p, float(rate)

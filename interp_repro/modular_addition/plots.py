@@ -6,30 +6,35 @@ import plotly.graph_objects as go
 from plotly.colors import cyclical
 from plotly.subplots import make_subplots
 
-from interp_repro.modular_addition import analysis as an
-from interp_repro.modular_addition.experiments import LABELS, REFERENCES, Network
+from interp_repro.core import Unit, pca_projection
+from interp_repro.modular_addition import measures
+
+LABELS = {"uniform": "Attention 0.0 (uniform)", "learnable": "Attention 1.0 (learnable)",
+          "mlp_add": "MLP-Add", "mlp_concat": "MLP-Concat"}
+"""Display names of the paper's four architectures (the keys of ``experiments.ARCHITECTURES``)."""
 
 
-def training_curves(res: dict[str, list[Network]]):
+def training_curves(res: dict[str, list[Unit]]):
     """Train (dashed) and test (solid) accuracy of every network, one panel per architecture."""
     fig, axes = plt.subplots(1, len(res), figsize=(3.3 * len(res), 3), sharey=True, squeeze=False)
     for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
-        for i, n in enumerate(nets):
-            ax.plot(n.curves["steps"], n.curves["train_acc"], color=f"C{i % 10}", lw=0.8, ls="--")
-            ax.plot(n.curves["steps"], n.curves["test_acc"], color=f"C{i % 10}", lw=1)
+        for i, unit in enumerate(nets):
+            curves = unit.trained
+            ax.plot(curves["steps"], curves["train_acc"], color=f"C{i % 10}", lw=0.8, ls="--")
+            ax.plot(curves["steps"], curves["test_acc"], color=f"C{i % 10}", lw=1)
         ax.set(title=LABELS[arch], xlabel="step")
     axes[0, 0].set_ylabel("accuracy (solid test, dashed train)")
     fig.tight_layout()
     return fig
 
 
-def embedding_spectra(res: dict[str, list[Network]]):
+def embedding_spectra(res: dict[str, list[Unit]]):
     """Norm of the token embedding's Fourier transform per frequency, first network of each
     architecture: a few key frequencies stand out."""
     fig, axes = plt.subplots(1, len(res), figsize=(3.3 * len(res), 2.8), squeeze=False)
     for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
-        spec = nets[0].stats["embed_spectrum"]
-        ax.bar(np.arange(1, spec.size + 1), spec, color="C0")
+        spectrum = nets[0].measured["embedding_spectrum"]
+        ax.bar(np.arange(1, spectrum.size + 1), spectrum, color="C0")
         ax.set(title=LABELS[arch], xlabel="frequency f")
     axes[0, 0].set_ylabel("embedding DFT norm")
     fig.tight_layout()
@@ -44,7 +49,7 @@ def cluster_views(clouds: dict[str, np.ndarray], p: int):
     fig, axes = plt.subplots(rows, len(clouds), figsize=(3.1 * len(clouds), 3 * rows), squeeze=False)
     colour = _angle_sum(p)
     for j, (label, cloud) in enumerate(clouds.items()):
-        proj = an.pca_projection(cloud, 4)
+        proj = pca_projection(cloud, 4)
         axes[0, j].scatter(proj[:, 0], proj[:, 1], c=colour, cmap="twilight", s=2)
         axes[0, j].set(title=label, xlabel="PC 1", ylabel="PC 2", aspect="equal")
         if rows == 2:
@@ -68,10 +73,10 @@ def _ring_torus(torus: np.ndarray) -> np.ndarray:
 def cluster_clouds_3d(clouds: dict[str, np.ndarray], p: int, f: int = 1) -> go.Figure:
     """Interactive: each cloud (p^2, n) on its first three principal components, one 3-D scene per
     cloud, beside the theorem's disc and torus at frequency f; colour (a + b) mod p."""
-    pcs = {label: an.pca_projection(cloud, 3) for label, cloud in clouds.items()}
+    pcs = {label: pca_projection(cloud, 3) for label, cloud in clouds.items()}
     shown = {label: np.pad(xyz, ((0, 0), (0, 3 - xyz.shape[1]))) for label, xyz in pcs.items()}
-    shown["disc (theorem)"] = np.pad(an.reference_disc(p, f), ((0, 0), (0, 1)))
-    shown["torus (theorem, as a ring)"] = _ring_torus(an.reference_torus(p, f))
+    shown["disc (theorem)"] = np.pad(measures.reference_disc(p, f), ((0, 0), (0, 1)))
+    shown["torus (theorem, as a ring)"] = _ring_torus(measures.reference_torus(p, f))
     cols = 2
     rows = -(-len(shown) // cols)
     fig = make_subplots(rows=rows, cols=cols, specs=[[{"type": "scene"}] * cols] * rows,
@@ -101,7 +106,8 @@ def references(p: int, f: int):
     """The theorem's reference manifolds on the p x p grid at frequency f (first 2-3 coordinates)."""
     fig = plt.figure(figsize=(9.5, 3))
     colour = _angle_sum(p)
-    disc, torus, circle = (getattr(an, f"reference_{n}")(p, f) for n in REFERENCES)
+    disc, torus = measures.reference_disc(p, f), measures.reference_torus(p, f)
+    circle = measures.reference_circle(p, f)
     ax = fig.add_subplot(1, 3, 1)
     ax.scatter(disc[:, 0], disc[:, 1], c=colour, cmap="twilight", s=2)
     ax.set(title="disc (phases aligned)", aspect="equal")
@@ -134,9 +140,9 @@ def barcode(diagrams: list[np.ndarray], title: str = "", threshold: float | None
     return fig
 
 
-def betti_distribution(res: dict[str, list[Network]], key: str = "betti"):
+def betti_distribution(res: dict[str, list[Unit]], key: str = "betti"):
     """How often each Betti vector occurs among the analysed clusters of each architecture."""
-    counts = {arch: an.betti_vector_counts([tuple(b) for n in nets for b in n.stats[key]])
+    counts = {arch: measures.betti_vector_counts([tuple(b) for u in nets for b in u.measured[key]])
               for arch, nets in res.items()}
     vectors = sorted({v for c in counts.values() for v in c})
     fig, ax = plt.subplots(figsize=(6, 3.2))
@@ -152,28 +158,28 @@ def betti_distribution(res: dict[str, list[Network]], key: str = "betti"):
     return fig
 
 
-def pad_heatmaps(res: dict[str, list[Network]]):
+def pad_heatmaps(res: dict[str, list[Unit]]):
     """Phase alignment distribution: where on the p x p input grid each neuron peaks, pooled over the
     networks of each architecture."""
     p = next(iter(res.values()))[0].spec.p
     fig, axes = plt.subplots(1, len(res), figsize=(3.1 * len(res), 3), squeeze=False)
     for ax, (arch, nets) in zip(axes[0], res.items(), strict=True):
-        pad = np.concatenate([n.stats["pad"] for n in nets])
+        peaks = np.concatenate([u.measured["phase_alignment"] for u in nets])
         hist = np.zeros((p, p))
-        np.add.at(hist, (pad[:, 0], pad[:, 1]), 1)
+        np.add.at(hist, (peaks[:, 0], peaks[:, 1]), 1)
         ax.imshow(hist, cmap="magma", origin="lower")
         ax.set(title=LABELS[arch], xlabel="b*", ylabel="a*")
     fig.tight_layout()
     return fig
 
 
-def torus_distance_hist(res: dict[str, list[Network]]):
+def torus_distance_hist(res: dict[str, list[Unit]]):
     """Histogram of each neuron's peak (a*, b*) distance to the diagonal a = b on the discrete torus."""
     p = next(iter(res.values()))[0].spec.p
     fig, ax = plt.subplots(figsize=(5.5, 3))
     bins = np.arange(p // 2 + 2) - 0.5
     for arch, nets in res.items():
-        d = an.torus_distance(np.concatenate([n.stats["pad"] for n in nets]), p)
+        d = measures.torus_distance(np.concatenate([u.measured["phase_alignment"] for u in nets]), p)
         ax.hist(d, bins=bins, histtype="step", density=True, label=LABELS[arch])
     ax.set(xlabel="torus distance of the peak to the diagonal", ylabel="density")
     ax.legend(fontsize=7)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_fraction, check_positive_int, progress, torch_generator
+from interp_repro.core import check_fraction, check_positive, check_positive_int, progress, torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.model import ModAddNet
 
@@ -58,8 +58,7 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
     check_positive_int("steps", steps)
     check_positive_int("eval_every", eval_every)
     check_fraction("train_frac", train_frac)
-    if not (isinstance(lr, int | float) and lr > 0):
-        raise ValueError(f"lr must be a positive number, got {lr!r}")
+    check_positive("lr", lr)
     instances = [ModAddNet(1, p, architecture, torch_generator(s), rate=rate, d_model=d_model,
                            n_heads=n_heads, d_mlp=d_mlp) for s in seeds]
     model = instances[0]
@@ -72,10 +71,14 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
     a_tr, b_tr, y_tr = a[train_idx], b[train_idx], labels[train_idx]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(step / 10, 1.0))
-    evals: list[tuple[int, tuple]] = []
+    evals: list[dict[str, np.ndarray]] = []
+    eval_steps: list[int] = []
     for step in progress(range(steps + 1), desc=desc, quiet=quiet):
         if step % eval_every == 0 or step == steps:
-            evals.append((step, scores(model, train_idx) + scores(model, test_idx)))
+            (train_loss, train_acc), (test_loss, test_acc) = scores(model, train_idx), scores(model, test_idx)
+            evals.append({"train_loss": train_loss, "train_acc": train_acc, "test_loss": test_loss,
+                          "test_acc": test_acc})
+            eval_steps.append(step)
         if step == steps:
             break
         loss = cross_entropy(model(a_tr, b_tr), y_tr).sum()
@@ -83,6 +86,5 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         loss.backward()
         opt.step()
         sched.step()
-    curves = np.array([np.stack(v) for _, v in evals])  # (n_evals, 4, K)
-    return TrainResult(model, train_idx, test_idx, np.array([s for s, _ in evals]),
-                       curves[:, 0], curves[:, 2], curves[:, 1], curves[:, 3])
+    curves = {name: np.array([e[name] for e in evals]) for name in evals[0]}  # each (n_evals, K)
+    return TrainResult(model, train_idx, test_idx, np.array(eval_steps), **curves)

@@ -1,24 +1,32 @@
-"""Unit tests for the per-network analyses of modular-addition networks (Moisescu-Pareja et al. 2025;
-Zhong et al. 2023 for distance irrelevance), on synthetic neurons with known structure."""
+"""Unit tests for the measures of modular-addition networks (Moisescu-Pareja et al. 2025; Zhong et al.
+2023 for distance irrelevance), on synthetic neurons with known structure."""
 
 import itertools
 from collections import deque
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from interp_repro.core import numpy_rng
-from interp_repro.modular_addition.analysis import (
+from interp_repro.core import Unit, numpy_rng, pca_variance
+from interp_repro.modular_addition.measures import (
+    betti_fraction,
     betti_vector_counts,
     cluster_cloud,
     clusters,
     dft_power,
+    disc_fraction,
     distance_irrelevance,
+    distance_test,
+    embedding_spectrum,
     key_frequencies,
     linear_cka,
+    logit_cloud,
+    mean_cka,
     mmd,
     mmd_permutation_test,
-    pca_variance,
+    pad_diagonal_share,
+    pad_test,
     phase_alignment,
     reference_circle,
     reference_disc,
@@ -457,15 +465,53 @@ def test_preacts_functions_reject_bad_input(fn, preacts):
         fn(preacts)
 
 
-def _nets(bars: list[float]):
-    from interp_repro.modular_addition.experiments import Network
+def _nets(bars: list[float]) -> list[Unit]:
+    return [Unit(None, {}, {"h1": np.array([[0.0, b]])}) for b in bars]
 
-    return [Network(None, {}, {"h1": np.array([[0.0, b]])}) for b in bars]
+
+# ------------------------------------------------------------------ statistics over networks
+
+
+def _unit(p: int = 7, **measured) -> Unit:
+    return Unit(SimpleNamespace(p=p), {}, {name: np.asarray(v) for name, v in measured.items()})
+
+
+def test_disc_and_betti_fractions_count_analysed_clusters():
+    first = _unit(betti=[(1, 0, 0), (1, 0, 0)], pca=[[0.6, 0.35, 0.05, 0.0], [0.5, 0.3, 0.2, 0.0]],
+                  logit_betti=[(1, 1), (1, 0)])
+    second = _unit(betti=[(1, 2, 1)], pca=[[0.3, 0.3, 0.2, 0.2]], logit_betti=[(1, 1)])
+    assert disc_fraction([first, second]) == pytest.approx(1 / 3)  # the second disc's top-2 share is 0.8
+    assert betti_fraction([first, second], (1, 0, 0)) == pytest.approx(2 / 3)
+    assert betti_fraction([first, second], (1, 2, 1)) == pytest.approx(1 / 3)
+    assert betti_fraction([first, second], (1, 1), key="logit_betti") == pytest.approx(2 / 3)
+
+
+def test_mean_cka_reads_the_named_reference_column():
+    units = [_unit(cka=[[0.9, 0.2, 0.0], [0.7, 0.4, 0.1]]), _unit(cka=[[0.5, 0.6, 0.2]])]
+    assert mean_cka(units, "disc") == pytest.approx(0.7)
+    assert mean_cka(units, "torus") == pytest.approx(0.4)
+    assert mean_cka(units, "circle") == pytest.approx(0.1)
+    with pytest.raises(ValueError):
+        mean_cka(units, "sphere")
+
+
+def test_pad_diagonal_share_averages_over_networks():
+    on, off = [[2, 2], [5, 5]], [[0, 3], [6, 1]]
+    units = [_unit(phase_alignment=on + off), _unit(phase_alignment=on[:1])]
+    assert pad_diagonal_share(units) == pytest.approx((0.5 + 1.0) / 2)  # not 3 / 5 pooled
+
+
+def test_pad_test_tells_diagonal_peaks_from_spread_ones():
+    rng = numpy_rng(0)
+    diagonal = [_unit(phase_alignment=np.repeat(rng.integers(0, 7, (40, 1)), 2, axis=1)) for _ in range(2)]
+    spread = [_unit(phase_alignment=rng.integers(0, 7, (40, 2))) for _ in range(2)]
+    stat, p = pad_test(diagonal, spread, n_permutations=200)
+    assert stat > 0 and p < 0.01
+    _, p_same = pad_test(diagonal[:1], diagonal[1:], n_permutations=200)
+    assert p_same > 0.05
 
 
 def test_distance_test_relabels_whole_networks():
-    from interp_repro.modular_addition.experiments import distance_test
-
     apart = distance_test({"uniform": _nets([0.10, 0.11, 0.12, 0.13]),
                            "learnable": _nets([0.50, 0.51, 0.52, 0.53])})
     assert apart["labellings"] == 70  # C(8, 4): every labelling of 8 networks into 4 and 4
@@ -481,7 +527,27 @@ def test_distance_test_relabels_whole_networks():
 
 
 def test_distance_test_needs_two_networks_of_each_architecture():
-    from interp_repro.modular_addition.experiments import distance_test
-
     with pytest.raises(ValueError, match="at least 2 networks of uniform and of learnable"):
         distance_test({"uniform": _nets([0.1]), "learnable": _nets([0.2, 0.3])})
+
+
+# ------------------------------------------------------------------ logits and embeddings
+
+
+def test_logit_cloud_of_a_clock_is_a_circle_indexed_by_the_sum():
+    p, f = 11, 3
+    a, b, c = np.meshgrid(np.arange(p), np.arange(p), np.arange(p), indexing="ij")
+    logits = np.cos(2 * np.pi * f * (a + b - c) / p)
+    cloud = logit_cloud(logits, f)
+    radius = np.hypot(cloud[:, 0], cloud[:, 1])
+    np.testing.assert_allclose(radius, p / 2, rtol=1e-9)
+    angle = np.angle(cloud[:, 0] + 1j * cloud[:, 1])
+    s = (np.arange(p * p) // p + np.arange(p * p) % p) % p
+    np.testing.assert_allclose(np.exp(1j * angle), np.exp(2j * np.pi * f * s / p), atol=1e-9)
+
+
+def test_embedding_spectrum_finds_a_planted_frequency():
+    p = 13
+    W = np.outer(np.cos(2 * np.pi * 4 * np.arange(p) / p), np.ones(5))
+    spec = embedding_spectrum(W)
+    assert spec.shape == (6,) and int(np.argmax(spec)) + 1 == 4

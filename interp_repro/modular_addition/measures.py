@@ -1,34 +1,46 @@
-"""Per-network analyses of modular-addition networks (Moisescu-Pareja et al. 2025, "the paper"; Zhong et
-al. 2023 for distance irrelevance): Fourier key frequencies and neuron clusters, the simple-neuron fit,
-cluster point clouds with PCA and CKA against the theorem's reference manifolds, the phase alignment
-distribution with MMD tests and the torus distance.
+"""What the modular-addition study measures (Moisescu-Pareja et al. 2025, "the paper"; Zhong et al. 2023
+for the Clock/Pizza metrics): what a trained network shows on every input pair, Fourier key frequencies
+and neuron clusters, the simple-neuron fit, cluster point clouds against the theorem's reference
+manifolds (CKA), the phase alignment distribution with MMD tests and the torus distance, Betti
+numbers of clusters and logit manifolds, the per-network analysis and the statistics pooled over
+networks.
 
 Conventions: ``p`` is the modulus; layer-1 pre-activations come as ``preacts`` of shape
 (p, p, n_neurons) indexed [a, b, neuron]; point clouds have one row per input pair in row-major
-(a * p + b) order.
+(a * p + b) order. A trained network is a :class:`interp_repro.core.Unit` whose ``measured`` arrays
+are those of :func:`analyse`.
 """
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import combinations
+from math import comb
+from typing import Any
 
 import numpy as np
+import torch
 from scipy.spatial.distance import cdist
 
-from interp_repro.core import check_positive_int, numpy_rng
-from interp_repro.modular_addition.data import check_modulus
+from interp_repro.core import (
+    Unit,
+    check_positive_int,
+    check_real_array,
+    numpy_rng,
+    pca_variance,
+    torch_generator,
+)
+from interp_repro.modular_addition.data import all_pairs, check_modulus
+from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.topology import betti_numbers, bottleneck, persistence
 
+Arrays = dict[str, np.ndarray]
 
-def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
-    """``x`` as a float64 array after checking that it is real, ``ndim``-D, non-empty and finite."""
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
-    if arr.ndim != ndim or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
-    arr = arr.astype(np.float64)
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
-    return arr
+REFERENCES = ("disc", "torus", "circle")
+"""The theorem's reference manifolds (§4), in the order of the CKA columns of :func:`analyse`."""
+
+DISC_PCA_SHARE = 0.9
+"""A cluster counts as a disc when its Betti vector is (1, 0, 0) and its top-2 PCA share is at least
+this (ours; the paper reports >= 95% for most disc clusters, §5)."""
 
 
 def _as_int_array(x, name: str, ndim: int) -> np.ndarray:
@@ -43,7 +55,7 @@ def _as_int_array(x, name: str, ndim: int) -> np.ndarray:
 
 def _as_preacts(preacts) -> np.ndarray:
     """``preacts`` as float64 after checking it is a finite (p, p, n_neurons) array with p >= 3."""
-    arr = _as_float_array(preacts, "preacts", 3)
+    arr = check_real_array("preacts", preacts, 3)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"preacts must be indexed [a, b, neuron] on a square p x p grid, got shape "
                          f"{arr.shape}")
@@ -52,7 +64,7 @@ def _as_preacts(preacts) -> np.ndarray:
     return arr
 
 
-def _check_frequency(f: int, p: int) -> int:
+def check_frequency(f: int, p: int) -> int:
     """``f`` if it is an integer in 1..p//2, else a ``ValueError``."""
     if isinstance(f, bool) or not isinstance(f, int | np.integer) or not 1 <= f <= p // 2:
         raise ValueError(f"the frequency f must be an integer in 1..{p // 2} for p = {p}, got {f!r}")
@@ -65,9 +77,58 @@ def _grid(p: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _wrap(phi: np.ndarray) -> np.ndarray:
+def wrap_angle(phi: np.ndarray) -> np.ndarray:
     """Angles mapped into (-pi, pi]."""
     return np.pi - np.mod(np.pi - phi, 2 * np.pi)
+
+
+# ------------------------------------------------------------------ what a network shows
+
+
+@torch.no_grad()
+def tables(model: ModAddNet) -> tuple[np.ndarray, np.ndarray]:
+    """Layer-1 (MLP) pre-activations (K, p, p, d_mlp) and logits (K, p, p, p) on all p^2 pairs,
+    indexed [instance, a, b, ...] (the paper's neuron tables, §3)."""
+    p = model.p
+    a, b, _ = all_pairs(p)
+    logits, pre = model(a, b, return_preacts=True)
+    K = model.n_instances
+    return pre.reshape(K, p, p, -1).numpy(), logits.reshape(K, p, p, p).numpy()
+
+
+def gradient_symmetricity(model: ModAddNet, n_triples: int = 100, seed: int = 0) -> np.ndarray:
+    """Zhong et al. (2023, §4): the cosine similarity between the gradients of logit c with respect to
+    the embeddings of a and of b, averaged over ``n_triples`` random triples (a, b, c) drawn from
+    ``seed`` (the same triples for every instance). Pizza-like networks score near 1, Clock-like
+    ones near 1/3. Returns (K,)."""
+    check_positive_int("n_triples", n_triples)
+    gen = torch_generator(seed)
+    a, b, c = (torch.randint(0, model.p, (n_triples,), generator=gen) for _ in range(3))
+    K = model.n_instances
+    ea = model.embed(a.expand(K, -1)).detach().requires_grad_(True)
+    eb = model.embed(b.expand(K, -1)).detach().requires_grad_(True)
+    logits = model.from_embeddings(ea, eb)
+    chosen = logits.gather(-1, c.expand(K, -1).unsqueeze(-1)).sum()
+    ga, gb = torch.autograd.grad(chosen, (ea, eb))
+    return torch.nn.functional.cosine_similarity(ga, gb, dim=-1).mean(-1).detach().numpy()
+
+
+def logit_cloud(logits: np.ndarray, f: int) -> np.ndarray:
+    """The logit manifold at frequency f (the paper, §5): each input pair's logit vector projected on
+    (cos 2 pi f c / p, sin 2 pi f c / p) over the classes c, shape (p^2, 2) (projection ours); ``logits``
+    is one network's (p, p, p) table of :func:`tables`."""
+    p = logits.shape[-1]
+    c = 2 * np.pi * f * np.arange(p) / p
+    return logits.reshape(p * p, p) @ np.stack([np.cos(c), np.sin(c)], axis=1)
+
+
+def embedding_spectrum(W_E: np.ndarray) -> np.ndarray:
+    """Norm of the token embedding ``W_E`` (p, d)'s DFT over tokens at each frequency 1..p//2, shape
+    (p//2,): a few key frequencies carry the embedding (Zhong et al. 2023, the Fourier features of
+    the Clock and the Pizza)."""
+    p = W_E.shape[0]
+    power = np.abs(np.fft.fft(W_E, axis=0)) ** 2
+    return np.sqrt(power[1: p // 2 + 1].sum(axis=1))
 
 
 # ------------------------------------------------------------------ Fourier structure and clusters
@@ -125,7 +186,7 @@ def simple_neuron_fit(preacts, freqs) -> dict[str, np.ndarray]:
     a, b = _grid(p)
     coef, r2 = np.empty((5, n)), np.empty(n)
     for f in np.unique(freqs):
-        ta, tb = 2 * np.pi * _check_frequency(f, p) * a / p, 2 * np.pi * f * b / p
+        ta, tb = 2 * np.pi * check_frequency(f, p) * a / p, 2 * np.pi * f * b / p
         design = np.stack([np.ones(p * p), np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)], axis=1)
         cols = freqs == f
         coef[:, cols] = np.linalg.lstsq(design, y[:, cols], rcond=None)[0]
@@ -135,8 +196,8 @@ def simple_neuron_fit(preacts, freqs) -> dict[str, np.ndarray]:
     # A cos(x + phi) = A cos(phi) cos(x) - A sin(phi) sin(x)
     return {
         "r2": r2,
-        "phi_L": _wrap(np.arctan2(-coef[2], coef[1])),
-        "phi_R": _wrap(np.arctan2(-coef[4], coef[3])),
+        "phi_L": wrap_angle(np.arctan2(-coef[2], coef[1])),
+        "phi_R": wrap_angle(np.arctan2(-coef[4], coef[3])),
         "amp_L": np.hypot(coef[1], coef[2]),
         "amp_R": np.hypot(coef[3], coef[4]),
     }
@@ -159,37 +220,10 @@ def cluster_cloud(preacts, neurons) -> np.ndarray:
     return x.reshape(p * p, n)[:, idx]
 
 
-def pca_variance(points, k: int | None = None) -> np.ndarray:
-    """Explained-variance ratios of the centred cloud ``points`` (n_points, dim), descending, from the
-    singular values (the paper, §5): all min(n_points, dim) of them, or the first ``k``. The ratios are
-    shares of the total variance, so the first k sum to at most 1."""
-    x = _as_float_array(points, "points", 2)
-    if x.shape[0] < 2:
-        raise ValueError(f"points must hold at least 2 points, got shape {x.shape}")
-    s2 = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
-    if s2.sum() == 0:
-        raise ValueError("points has zero variance (all points equal): explained variance is undefined")
-    if k is None:
-        return s2 / s2.sum()
-    check_positive_int("k", k)
-    if k > s2.size:
-        raise ValueError(f"k must be at most min(n_points, dim) = {s2.size}, got {k}")
-    return s2[:k] / s2.sum()
-
-
-def pca_projection(points, k: int) -> np.ndarray:
-    """The centred cloud ``points`` (n_points, dim) on its first ``k`` principal components, shape
-    (n_points, min(k, n_points, dim)): the coordinates the paper's PCA views show (§5)."""
-    x = _as_float_array(points, "points", 2)
-    check_positive_int("k", k)
-    centred = x - x.mean(axis=0)
-    return centred @ np.linalg.svd(centred, full_matrices=False)[2][:k].T
-
-
 def _angles(p: int, f: int) -> tuple[np.ndarray, np.ndarray]:
     """t a and t b (t = 2 pi f / p) of every input pair in row-major order."""
     p = check_modulus(p)
-    t = 2 * np.pi * _check_frequency(f, p) / p
+    t = 2 * np.pi * check_frequency(f, p) / p
     a, b = _grid(p)
     return t * a, t * b
 
@@ -220,7 +254,7 @@ def linear_cka(X, Y) -> float:
     inputs: with centred columns, ||Y^T X||_F^2 / (||X^T X||_F ||Y^T Y||_F), in [0, 1]; 1 when Y is an
     orthogonal transform of X up to isotropic scale (used against the reference manifolds, the paper,
     §5)."""
-    x, y = _as_float_array(X, "X", 2), _as_float_array(Y, "Y", 2)
+    x, y = check_real_array("X", X, 2), check_real_array("Y", Y, 2)
     if x.shape[0] != y.shape[0] or x.shape[0] < 2:
         raise ValueError(f"X and Y must hold the same number (>= 2) of inputs, got shapes {x.shape} and "
                          f"{y.shape}")
@@ -281,7 +315,7 @@ def torus_embedding(pairs, p: int) -> np.ndarray:
 
 def _mmd_inputs(x, y, bandwidth: float) -> tuple[np.ndarray, int]:
     """The Gaussian kernel matrix of the pooled samples with a zero diagonal, and the size of x."""
-    x, y = _as_float_array(x, "x", 2), _as_float_array(y, "y", 2)
+    x, y = check_real_array("x", x, 2), check_real_array("y", y, 2)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"x and y must have the same dimension, got shapes {x.shape} and {y.shape}")
     if x.shape[0] < 2 or y.shape[0] < 2:
@@ -345,7 +379,7 @@ def distance_irrelevance(correct_logits) -> float:
     fact sheet's wording "mean over sums of the std over differences", which has the axes swapped and
     would put both algorithms near 1. Grouping by d directly also works for even p (ours).
     """
-    table = _as_float_array(correct_logits, "correct_logits", 2)
+    table = check_real_array("correct_logits", correct_logits, 2)
     p = check_modulus(table.shape[0])
     if table.shape != (p, p):
         raise ValueError(f"correct_logits must be a square (p, p) table, got shape {table.shape}")
@@ -367,3 +401,156 @@ def betti_vector_counts(bettis: Sequence[Sequence[int]]) -> dict[tuple[int, ...]
             raise ValueError(f"each Betti vector must be a sequence of non-negative integers, got {v!r}")
         vectors.append(tuple(int(b) for b in arr))
     return dict(sorted(Counter(vectors).items(), key=lambda item: (-item[1], item[0])))
+
+
+# ------------------------------------------------------------------ one network
+
+
+def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: int) -> Arrays:
+    """The paper's per-network analysis (§3-5) of a single-instance ``model``: key frequencies
+    (``freqs``), the clusters with at least ``min_cluster`` neurons (``n_clusters``) and, for the
+    ``max_clusters`` largest (``cluster_freqs``, ``cluster_sizes``), their top-4 PCA shares (``pca``),
+    Betti numbers up to H2 on ``n_landmarks`` landmarks (``betti``), CKA with each of
+    :data:`REFERENCES` (``cka``), the Betti numbers of the logit manifold at their frequency
+    (``logit_betti``) and the median simple-neuron R^2 of their neurons (``r2``); every neuron's
+    fitted phases (``phi_L``, ``phi_R``) and phase alignment sample (``phase_alignment``); the H1
+    diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` and
+    ``distance_irrelevance``; the ``embedding_spectrum``."""
+    pre, logits = (x[0] for x in tables(model))
+    p = model.p
+    freqs = key_frequencies(pre)
+    groups = clusters(freqs, min_size=min_cluster)
+    if not groups:
+        raise ValueError(f"no key-frequency cluster has {min_cluster} or more neurons; lower min_cluster")
+    order = sorted(groups, key=lambda f: (-groups[f].size, f))[:max_clusters]
+    fit = simple_neuron_fit(pre, freqs)
+    refs = {"disc": reference_disc, "torus": reference_torus, "circle": reference_circle}
+    pca, betti, cka, logit_betti, r2 = [], [], [], [], []
+    for f in order:
+        cloud = cluster_cloud(pre, groups[f])
+        ratios = pca_variance(cloud)
+        pca.append(np.pad(ratios, (0, max(0, 4 - ratios.size)))[:4])
+        betti.append(betti_numbers(cloud, maxdim=2, n_landmarks=n_landmarks))
+        cka.append([linear_cka(cloud, refs[name](p, f)) for name in REFERENCES])
+        logit_betti.append(betti_numbers(logit_cloud(logits, f), maxdim=1, n_landmarks=n_landmarks))
+        r2.append(np.median(fit["r2"][groups[f]]))
+    largest = cluster_cloud(pre, groups[order[0]])
+    pair = np.arange(p * p)
+    correct = logits.reshape(p * p, p)[pair, (pair // p + pair % p) % p]
+    return {
+        "freqs": freqs, "cluster_freqs": np.array(order),
+        "cluster_sizes": np.array([groups[f].size for f in order]), "n_clusters": np.array(len(groups)),
+        "pca": np.array(pca), "betti": np.array(betti), "cka": np.array(cka),
+        "logit_betti": np.array(logit_betti), "r2": np.array(r2),
+        "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
+        "phase_alignment": phase_alignment(pre),
+        "h1": persistence(largest, maxdim=1, n_landmarks=n_landmarks)[1],
+        "gradient_symmetricity": gradient_symmetricity(model, seed=0)[0],
+        "distance_irrelevance": np.array(distance_irrelevance(correct.reshape(p, p))),
+        "embedding_spectrum": embedding_spectrum(model.W_E[0].detach().numpy()),
+    }
+
+
+def largest_cluster(model: ModAddNet, measured: Arrays) -> np.ndarray:
+    """The point cloud (p^2, n_neurons) of the largest analysed cluster (the paper, §3) of a
+    single-instance ``model`` whose :func:`analyse` is ``measured``, recomputed from its weights."""
+    pre, _ = tables(model)
+    return cluster_cloud(pre[0], np.flatnonzero(measured["freqs"] == measured["cluster_freqs"][0]))
+
+
+def umap_view(points: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A 2-D UMAP embedding (McInnes et al. 2018) of a point cloud, seeded; 15 neighbours (the
+    library's default). A view, not a measurement: UMAP keeps neighbourhoods, not distances."""
+    from umap import UMAP  # imported here: it compiles with numba on first use (about 10 s)
+
+    return UMAP(n_components=2, random_state=seed, n_jobs=1).fit_transform(points)
+
+
+# ------------------------------------------------------------------ over networks
+
+
+def disc_fraction(units: Sequence[Unit]) -> float:
+    """Share of analysed clusters that are discs (the paper, §5): Betti (1, 0, 0) and top-2 PCA share
+    >= :data:`DISC_PCA_SHARE`."""
+    ok = [bool(tuple(b) == (1, 0, 0) and pc[:2].sum() >= DISC_PCA_SHARE)
+          for u in units for b, pc in zip(u.measured["betti"], u.measured["pca"], strict=True)]
+    return float(np.mean(ok))
+
+
+def betti_fraction(units: Sequence[Unit], vector: tuple[int, ...], key: str = "betti") -> float:
+    """Share of analysed clusters (or logit manifolds, ``key="logit_betti"``) with this Betti vector
+    (the paper, §5)."""
+    return float(np.mean([tuple(b) == vector for u in units for b in u.measured[key]]))
+
+
+def mean_cka(units: Sequence[Unit], reference: str) -> float:
+    """Mean linear CKA between the analysed clusters of ``units`` and the theorem's ``reference``
+    manifold, one of :data:`REFERENCES` (the paper, §5)."""
+    column = REFERENCES.index(reference)
+    return float(np.mean([c[column] for u in units for c in u.measured["cka"]]))
+
+
+def pad_diagonal_share(units: Sequence[Unit]) -> float:
+    """Share of neurons whose phase-alignment peak lies on the diagonal a = b (torus distance 0),
+    averaged over networks: aligned phases (phi_L = phi_R) put every peak there (the paper, §5)."""
+    return float(np.mean([np.mean(torus_distance(u.measured["phase_alignment"], u.spec.p) == 0)
+                          for u in units]))
+
+
+def pad_test(a: Sequence[Unit], b: Sequence[Unit], n_permutations: int = 1000,
+             seed: int = 0) -> tuple[float, float]:
+    """MMD^2 and permutation p-value between two architectures' phase alignment samples, embedded on
+    the torus (the paper, §5); bandwidth 1 in the embedding (ours)."""
+    p = a[0].spec.p
+    x = torus_embedding(np.concatenate([u.measured["phase_alignment"] for u in a]), p)
+    y = torus_embedding(np.concatenate([u.measured["phase_alignment"] for u in b]), p)
+    return mmd_permutation_test(x, y, 1.0, n_permutations=n_permutations, seed=seed)
+
+
+def _network_distances(units: Sequence[Unit]) -> np.ndarray:
+    """Bottleneck distances between the H1 diagrams of the largest clusters of ``units``, (n, n)."""
+    n = len(units)
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            out[i, j] = out[j, i] = bottleneck(units[i].measured["h1"], units[j].measured["h1"])
+    return out
+
+
+def distance_test(res: dict[str, list[Unit]], a: str = "uniform", b: str = "learnable",
+                  n_permutations: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Bottleneck distances between the H1 diagrams of the largest clusters (not in the paper: the
+    book's seed document claims the two attention architectures' diagrams are nearly identical),
+    within an architecture (a with a, b with b) and across (a with b), and a permutation test over
+    networks of "across is larger than within" (statistic: mean across minus mean within).
+
+    Pairwise distances that share a network are not independent samples, so the test relabels whole
+    networks between the two architectures: every labelling when there are at most
+    ``n_permutations``, else ``n_permutations`` random ones (seeded). Returns the within and across
+    distances, the mean across distance, the p-value and the number of labellings."""
+    if min(len(res[a]), len(res[b])) < 2:
+        raise ValueError(f"the distance test needs at least 2 networks of {a} and of {b} (within-"
+                         f"architecture distances), got {len(res[a])} and {len(res[b])}: "
+                         "raise the config's seeds")
+    n_a, units = len(res[a]), res[a] + res[b]
+    dist = _network_distances(units)
+    rows, cols = np.triu_indices(len(units), 1)
+    pairs = dist[rows, cols]
+
+    def statistic(in_a: np.ndarray) -> float:
+        same = in_a[rows] == in_a[cols]
+        return float(pairs[~same].mean() - pairs[same].mean())
+
+    observed = np.arange(len(units)) < n_a
+    if comb(len(units), n_a) <= n_permutations:
+        labellings = [np.isin(np.arange(len(units)), c) for c in combinations(range(len(units)), n_a)]
+        stats = np.array([statistic(m) for m in labellings])
+        p = float(np.mean(stats >= statistic(observed) - 1e-12))
+    else:
+        rng = np.random.default_rng(seed)
+        labellings = [rng.permutation(observed) for _ in range(n_permutations)]
+        stats = np.array([statistic(m) for m in labellings])
+        p = float((1 + np.sum(stats >= statistic(observed) - 1e-12)) / (1 + n_permutations))
+    same = observed[rows] == observed[cols]
+    return {"within": pairs[same], "across": pairs[~same], "mean_across": float(pairs[~same].mean()),
+            "p": p, "labellings": len(labellings)}
