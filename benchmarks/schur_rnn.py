@@ -4,7 +4,7 @@
    seconds to the end of training and the held-out replay accuracy it reaches (budget: >= 0.99 in
    5 minutes on 2 cores).
 2. K seeds batched in one program against the same K seeds one after another (seconds per network).
-3. One torch thread against two for the batched run (training uses one by default).
+3. One torch thread against two for the batched run (cached training runs on one, ``core.cached``).
 4. Ordered real Schur form of a 72 x 72 matrix (median over random matrices; budget 50 ms), next to
    scipy's unordered ``schur`` of the same matrices.
 
@@ -21,8 +21,8 @@ import scipy.linalg
 import torch
 
 from interp_repro.benchmarks import comparison, write_result
-from interp_repro.core import numpy_rng
-from interp_repro.schur_rnn import ordered_real_schur
+from interp_repro.core import cpu_threads, numpy_rng
+from interp_repro.schur_rnn.measures import ordered_real_schur
 from interp_repro.schur_rnn.train import COPY_RECIPE, train
 
 
@@ -34,7 +34,8 @@ def timed(fn) -> float:
 
 def copy_run(seeds: int, steps: int, seed: int = 0, threads: int = 1):
     recipe = dict(COPY_RECIPE, steps=steps)
-    return train("copy", "orthogonal", 72, seeds=seeds, seed=seed, threads=threads, quiet=True, **recipe)
+    with cpu_threads(threads):
+        return train("copy", "orthogonal", 72, seeds=seeds, seed=seed, quiet=True, **recipe)
 
 
 def main() -> None:

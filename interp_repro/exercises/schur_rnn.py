@@ -1,25 +1,39 @@
 """Reference solutions to the Schur-RNN exercises (Draeger 2026, ordered real Schur coordinates).
 
 Each function answers one exercise of ``book/schur_rnn/exercises.md``; every computation goes through
-:mod:`interp_repro.schur_rnn`.
+:mod:`interp_repro.schur_rnn` (its ``measures`` for the maths).
 """
 
 import numpy as np
 import pandas as pd
 import torch
 
-from interp_repro.core import check_fraction, check_positive_int, torch_generator
-from interp_repro.schur_rnn.experiments import SUBSET_LABELS, SUBSETS, ablated_matrices
+from interp_repro.core import (
+    check_fraction,
+    check_positive_int,
+    check_real_array,
+    cpu_threads,
+    torch_generator,
+)
+from interp_repro.schur_rnn.measures import (
+    SUBSETS,
+    ablate,
+    ablated_matrices,
+    ordered_real_schur,
+    replay_accuracy,
+    schur_blocks,
+    subset_index,
+)
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, RecurrentNet, rollout
-from interp_repro.schur_rnn.schur import ablate, ordered_real_schur, schur_blocks
-from interp_repro.schur_rnn.tasks import make_batch, replay_accuracy
+from interp_repro.schur_rnn.plots import SUBSET_LABELS
+from interp_repro.schur_rnn.tasks import make_batch
 from interp_repro.schur_rnn.train import train
 
 
 def _as_matrix(W) -> np.ndarray:
-    arr = np.asarray(W, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0 or not np.isfinite(arr).all():
-        raise ValueError(f"W must be a finite, non-empty square matrix, got shape {arr.shape}")
+    arr = check_real_array("W", W, 2)
+    if arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"W must be a square matrix, got shape {arr.shape}")
     return arr
 
 
@@ -76,8 +90,8 @@ def two_mode_matrix(slow: float, fast: float, coupling: float) -> np.ndarray:
 def pulse_response(W, x, steps: int = 60, alpha: float = 0.9,
                    subsets=((), ("CR",), ("RR", "CR", "CC"))) -> pd.DataFrame:
     """||W^t x|| for t = 0..steps under the full W and each ablation in ``subsets``
-    (``schur_rnn.ablate``, Draeger 2026, §3): the linear part of the RNN's memory of an input pulse x.
-    One column per subset, labelled as in ``schur_rnn.experiments.SUBSET_LABELS``."""
+    (``schur_rnn.measures.ablate``, Draeger 2026, §3): the linear part of the RNN's memory of an input
+    pulse x. One column per subset, labelled as in ``schur_rnn.plots.SUBSET_LABELS``."""
     W = _as_matrix(W)
     x = np.asarray(x, dtype=np.float64)
     if x.shape != (W.shape[0],) or not np.isfinite(x).all():
@@ -86,15 +100,13 @@ def pulse_response(W, x, steps: int = 60, alpha: float = 0.9,
     check_fraction("alpha", alpha)
     out = {"t": np.arange(steps + 1)}
     for subset in subsets:
-        if isinstance(subset, str) or not set(subset) <= {"RR", "CR", "CC"}:
-            raise ValueError(f"each subset must be drawn from ('RR', 'CR', 'CC'), got {subset!r}")
-        key = tuple(b for b in ("RR", "CR", "CC") if b in subset)
-        M = ablate(W, key, alpha) if key else W
+        index = subset_index(subset)
+        M = ablate(W, SUBSETS[index], alpha) if index else W
         h, norms = x.copy(), []
         for _ in range(steps + 1):
             norms.append(np.linalg.norm(h))
             h = M @ h
-        out[SUBSET_LABELS[SUBSETS.index(key)]] = np.array(norms)
+        out[SUBSET_LABELS[index]] = np.array(norms)
     return pd.DataFrame(out)
 
 
@@ -111,9 +123,10 @@ def small_copy_profile(n_symbols: int = 4, dim: int = 4, n_hidden: int = 24, *,
     Schur mass ||T - T~||_F / ||T||_F. ``table.attrs["trained accuracy"]`` holds the (seeds,)
     accuracies ``train`` itself reported for the unablated networks."""
     options = {"n_symbols": n_symbols, "dim": dim, "replay": replay}
-    res = train("copy", construction, n_hidden, seeds=seeds, steps=steps, seed=seed, batch=batch,
-                train_replay=train_replay, task_options=options,
-                desc=f"copy {n_symbols}x{dim}, N_h={n_hidden}")
+    with cpu_threads(1):  # uncached, so not pinned by core.cached; a second thread only waits on these sizes
+        res = train("copy", construction, n_hidden, seeds=seeds, steps=steps, seed=seed, batch=batch,
+                    train_replay=train_replay, task_options=options,
+                    desc=f"copy {n_symbols}x{dim}, N_h={n_hidden}")
     matrices, mass, _, _ = ablated_matrices(res.W_hh.astype(np.float64), alpha)
     inputs, targets, mask = make_batch("copy", 512, torch_generator(seed + 2), **options)
     W_xh = torch.as_tensor(res.W_xh)

@@ -1,39 +1,10 @@
-"""Task-restricted symmetries in recurrent weight space (Draeger 2026): ordered real Schur
-coordinates of W_hh, the coupling ablations and the ablation metrics.
+"""Task-restricted symmetries in recurrent weight space (Draeger 2026).
 
-See :mod:`.schur` for the definitions.
+- ``tasks``: the copy task and three neuroscience-style tasks (what the network sees);
+- ``model``: the bias-free tanh RNN and its four recurrent constructions, batched over seeds;
+- ``train``: how the weights are obtained (our recipe);
+- ``measures``: ordered real Schur coordinates of W_hh, the coupling ablations and the ablation
+  scores (§3), and our readings of the claims (§4);
+- ``experiments``: configs, the cached units and the claims;
+- ``plots``: the figures.
 """
-
-from interp_repro.schur_rnn.schur import (
-    ABLATION_BLOCKS,
-    TIE_RTOL,
-    SchurReorderError,
-    ablate,
-    ablate_T,
-    block_moduli,
-    coupling_norm,
-    delta_fvu,
-    fvu,
-    ordered_real_schur,
-    schur_blocks,
-    schur_mass_removed,
-    sensitivity,
-    split_indices,
-)
-
-__all__ = [
-    "ABLATION_BLOCKS",
-    "TIE_RTOL",
-    "SchurReorderError",
-    "ablate",
-    "ablate_T",
-    "block_moduli",
-    "coupling_norm",
-    "delta_fvu",
-    "fvu",
-    "ordered_real_schur",
-    "schur_blocks",
-    "schur_mass_removed",
-    "sensitivity",
-    "split_indices",
-]

@@ -1,64 +1,43 @@
 """The experiments of the Schur-RNN study (Draeger 2026, §4), one config and one ``run_*`` each.
 
 A *unit* is one construction of one size trained on one task, with all its seeds stacked in one
-batched program (``train.train``). Units are cached on disk (weights, learning curves, held-out
-scores), and so are their ablation profiles, so re-plotting never retrains. Each ``*_claims``
-function turns the results into the headline numbers that ``claims.toml`` checks.
+batched program (``train.train``). Each unit is cached on disk twice: what training returned
+(weights, learning curves, held-out scores) and its ablation profile (``measures.ablation_profile``),
+so re-plotting never retrains. Each ``*_claims`` function reads the results through ``measures``
+into the headline numbers that ``claims.toml`` checks.
 """
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
 
-from interp_repro.core import cached, check_fraction, check_positive_int, torch_generator
+from interp_repro.core import Unit, cached, check_choices, check_fraction, check_positive_int
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
-from interp_repro.schur_rnn.model import CONSTRUCTIONS, rollout
-from interp_repro.schur_rnn.schur import (
+from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
-    ablate_T,
-    fvu,
-    ordered_real_schur,
-    split_indices,
+    ablation_profile,
+    accuracy_drop,
+    cc_pairs_gap,
+    cr_lowest,
+    distinct_stabilizer_profiles,
+    every_seed_learned,
+    largest_change,
+    profile_holds,
+    seed_spread,
+    subset_index,
+    task_learned,
 )
-from interp_repro.schur_rnn.tasks import TASKS, make_batch, replay_accuracy
+from interp_repro.schur_rnn.model import CONSTRUCTIONS
+from interp_repro.schur_rnn.tasks import TASKS
 from interp_repro.schur_rnn.train import COPY_RECIPE, SCHEDULES, flush_denormals, train
 
 Arrays = dict[str, np.ndarray]
 
-SUBSETS: tuple[tuple[str, ...], ...] = ((), ("CC",), ("RR",), ("RR", "CC"), ("CR",), ("CR", "CC"),
-                                         ("RR", "CR"), ("RR", "CR", "CC"))
-"""The 8 ablation subsets in the order of Draeger (2026), Figure 1: each even index i and i + 1
-differ only by T_CC."""
-
-SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",
-                 "all three")
-
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
-"""Mean replay accuracy per subset (order of :data:`SUBSETS`), dense orthogonal N_h = 72
+"""Mean replay accuracy per subset (order of ``measures.SUBSETS``), dense orthogonal N_h = 72
 (Draeger 2026, Figure 1)."""
-
-LEARNED_FVU = 0.1
-"""A network has learned a neuroscience task when its full-model FVU is at most this (ours: 90% of
-the target's variance explained)."""
-
-STABILIZER_EPS = 0.01
-"""An ablation counts as an epsilon-stabilizer when its Delta FVU is at most this (ours)."""
-
-PARTS = ("B", "RR", "CR", "CC")
-"""The four pieces of T: diagonal blocks B, then N_RR, T_C->R and N_CC."""
-
-
-def _check_choices(name: str, values: tuple, allowed: tuple) -> None:
-    if not isinstance(values, tuple) or not values:
-        raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
-    unknown = [v for v in values if v not in allowed]
-    if unknown:
-        raise ValueError(f"unknown {name} {unknown}: choose from {allowed}")
-    if len(set(values)) != len(values):
-        raise ValueError(f"{name} has duplicates: {values}")
 
 
 # --- one trained unit ---------------------------------------------------------------------------
@@ -81,12 +60,11 @@ class TrainSpec:
     seed: int
 
     def __post_init__(self):
-        _check_choices("task", (self.task,), TASKS)
-        _check_choices("construction", (self.construction,), CONSTRUCTIONS)
+        check_choices("task", (self.task,), TASKS)
+        check_choices("construction", (self.construction,), CONSTRUCTIONS)
         for name in ("n_hidden", "seeds", "steps", "batch"):
             check_positive_int(name, getattr(self, name))
-        if self.schedule not in SCHEDULES:
-            raise ValueError(f"unknown schedule {self.schedule!r}: choose one of {SCHEDULES}")
+        check_choices("schedule", (self.schedule,), SCHEDULES)
 
 
 def train_unit(spec: TrainSpec) -> Arrays:
@@ -104,114 +82,19 @@ def train_unit(spec: TrainSpec) -> Arrays:
     return cached("schur_rnn/train", spec, compute)
 
 
-def schur_parts(T: np.ndarray, r: int) -> np.ndarray:
-    """Shares of ||T||_F^2 in B, N_RR, T_C->R and N_CC (order :data:`PARTS`); they sum to 1 (ours)."""
-    total = np.sum(T ** 2)
-    removed = [np.sum((T - ablate_T(T, r, [name])) ** 2) for name in PARTS[1:]]
-    return np.array([total - sum(removed), *removed]) / total
-
-
-def ablated_matrices(W_hh: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For K matrices (K, N, N): the 8 ablated matrices (8, K, N, N) in :data:`SUBSETS` order, the
-    removed Schur mass (8, K), |R| (K,) and the mass shares of :func:`schur_parts` (K, 4)."""
-    check_fraction("alpha", alpha)
-    K, N, _ = W_hh.shape
-    out = np.empty((len(SUBSETS), K, N, N))
-    mass = np.empty((len(SUBSETS), K))
-    r_size = np.empty(K, dtype=np.int64)
-    parts = np.empty((K, len(PARTS)))
-    for k in range(K):
-        Q, T = ordered_real_schur(W_hh[k])
-        r = split_indices(T, alpha)
-        r_size[k], parts[k] = r, schur_parts(T, r)
-        norm = np.linalg.norm(T)
-        for i, subset in enumerate(SUBSETS):
-            T_ab = ablate_T(T, r, subset)
-            out[i, k] = Q @ T_ab @ Q.T
-            mass[i, k] = np.linalg.norm(T - T_ab) / norm
-    return out, mass, r_size, parts
-
-
-def _held_out(task: str, batch: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return make_batch(task, batch, torch_generator(seed))
-
-
-@torch.no_grad()
-def ablation_profile(weights: Arrays, task: str, alpha: float, *, seed: int, batch: int) -> Arrays:
-    """Each of the 8 ablations of every seed, scored on one held-out batch drawn from ``seed``
-    (Draeger 2026, §3): FVU (8, K), Delta FVU, removed Schur mass, S_DeltaT (NaN for the full
-    model), and for the copy task replay accuracy (8, K); plus |R| (K,) and the mass shares (K, 4).
-    Inputs and readout stay fixed; the readout is not refit."""
-    check_positive_int("batch", batch)
-    matrices, mass, r_size, parts = ablated_matrices(weights["W_hh"], alpha)
-    inputs, targets, mask = _held_out(task, batch, seed)
-    keep = mask.bool()
-    y = targets[keep].numpy()
-    K = weights["W_hh"].shape[0]
-    fvus = np.empty((len(SUBSETS), K))
-    accuracy = np.empty((len(SUBSETS), K))
-    for i in range(len(SUBSETS)):
-        outputs = rollout(torch.as_tensor(weights["W_xh"]), matrices[i], weights["W_hy"], inputs)
-        fvus[i] = [fvu(outputs[k][keep].numpy(), y) for k in range(K)]
-        if task == "copy":
-            accuracy[i] = replay_accuracy(outputs, targets, mask).numpy()
-    delta = fvus - fvus[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sens = np.where(mass > 0, delta / np.where(mass > 0, mass, 1.0), np.nan)
-    out = {"fvu": fvus, "delta_fvu": delta, "mass": mass, "sensitivity": sens, "r": r_size, "parts": parts}
-    if task == "copy":
-        out["accuracy"] = accuracy
-    return out
-
-
-def eigen_split(W: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenvalues of one matrix and whether each lies in R (|lambda| >= alpha rho(W), §3)."""
-    check_fraction("alpha", alpha)
-    lam = np.linalg.eigvals(np.asarray(W, dtype=np.float64))
-    return lam, np.abs(lam) >= alpha * np.abs(lam).max()
-
-
-@torch.no_grad()
-def example_rollout(weights: Arrays, task: str, subset: tuple[str, ...], alpha: float, *, instance: int = 0,
-                    seed: int = 0) -> dict[str, np.ndarray]:
-    """One held-out sequence through seed ``instance``'s full and ablated network: inputs (T, N_x),
-    targets (T, N_y), mask (T,), full and ablated outputs (T, N_y)."""
-    K = weights["W_hh"].shape[0]
-    if isinstance(instance, bool) or not isinstance(instance, int) or not 0 <= instance < K:
-        raise ValueError(f"instance must be an integer in [0, {K}), got {instance!r}")
-    unknown = sorted(set(subset) - set(ABLATION_BLOCKS))
-    if isinstance(subset, str) or unknown:
-        raise ValueError(f"subset must be a collection of names from {list(ABLATION_BLOCKS)}, got {subset!r}")
-    index = SUBSETS.index(tuple(b for b in ("RR", "CR", "CC") if b in subset))
-    matrices, _, _, _ = ablated_matrices(weights["W_hh"][instance:instance + 1], alpha)
-    inputs, targets, mask = _held_out(task, 1, seed)
-    one = {name: weights[name][instance:instance + 1] for name in ("W_xh", "W_hy")}
-    full = rollout(torch.as_tensor(one["W_xh"]), matrices[0], one["W_hy"], inputs)
-    ablated = rollout(torch.as_tensor(one["W_xh"]), matrices[index], one["W_hy"], inputs)
-    return {"inputs": inputs[:, 0].numpy(), "targets": targets[:, 0].numpy(), "mask": mask[:, 0].numpy(),
-            "full": full[0, :, 0].numpy(), "ablated": ablated[0, :, 0].numpy()}
-
-
-@dataclass
-class Unit:
-    """One trained unit: its spec, weights and scores (:func:`train_unit`) and its ablation profile."""
-
-    spec: TrainSpec
-    weights: Arrays
-    profile: Arrays
-
-
-def _profile(spec: TrainSpec, weights: Arrays, alpha: float, eval_batch: int) -> Arrays:
-    """The cached :func:`ablation_profile` of a unit, on held-out data from ``spec.seed + 2``."""
+def profile_unit(spec: TrainSpec, trained: Arrays, alpha: float, eval_batch: int) -> Arrays:
+    """The cached ``measures.ablation_profile`` of a unit at split ``alpha``, on held-out data from
+    ``spec.seed + 2`` (the sequences training scored)."""
     def compute() -> Arrays:
         with flush_denormals():  # as in training: decaying ablated states would crawl through denormals
-            return ablation_profile(weights, spec.task, alpha, seed=spec.seed + 2, batch=eval_batch)
-    return cached("schur_rnn/profile", {"spec": spec, "alpha": alpha, "batch": eval_batch}, compute)
+            return ablation_profile(trained, spec.task, alpha, seed=spec.seed + 2, batch=eval_batch)
+    return cached("schur_rnn/profile", {"spec": spec, "alpha": alpha, "eval_batch": eval_batch}, compute)
 
 
-def _unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit:
-    weights = train_unit(spec)
-    return Unit(spec, weights, _profile(spec, weights, alpha, eval_batch))
+def run_unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit[TrainSpec]:
+    """Train (or load) one unit and profile its 8 ablations at split ``alpha``."""
+    trained = train_unit(spec)
+    return Unit(spec, trained, profile_unit(spec, trained, alpha, eval_batch))
 
 
 @dataclass(frozen=True)
@@ -264,7 +147,7 @@ class CopyConfig(Recipe, Preset):
 
     def __post_init__(self):
         self._check()
-        _check_choices("constructions", self.constructions, CONSTRUCTIONS)
+        check_choices("constructions", self.constructions, CONSTRUCTIONS)
         for name in ("n_hiddens", "sweep_n_hiddens"):
             values = getattr(self, name)
             if not isinstance(values, tuple) or not values:
@@ -278,80 +161,54 @@ class CopyConfig(Recipe, Preset):
             raise ValueError(f"headline {self.headline} must be one of the trained units: constructions "
                              f"{self.constructions} x n_hiddens {self.n_hiddens}")
 
+    def specs(self) -> list[TrainSpec]:
+        """The copy-task units: the grid, then the sweep sizes the grid lacks."""
+        grid = [(c, n) for c in self.constructions for n in self.n_hiddens]
+        extra = [("orthogonal", n) for n in self.sweep_n_hiddens if ("orthogonal", n) not in grid]
+        return [self.spec("copy", c, n, self.train_replay) for c, n in grid + extra]
+
 
 @dataclass
 class CopyResults:
     """Units keyed by (construction, N_h); the dense orthogonal sweep keyed by N_h; the headline
     unit's profile at each alpha of Table 1."""
 
-    grid: dict[tuple[str, int], Unit]
-    sweep: dict[int, Unit]
+    grid: dict[tuple[str, int], Unit[TrainSpec]]
+    sweep: dict[int, Unit[TrainSpec]]
     alphas: dict[float, Arrays]
     headline: tuple[str, int]
-    config: dict = field(default_factory=dict)
-
-
-def _copy_specs(cfg: CopyConfig) -> list[TrainSpec]:
-    """The copy-task units: the grid, then the sweep sizes the grid lacks."""
-    grid = [(c, n) for c in cfg.constructions for n in cfg.n_hiddens]
-    extra = [("orthogonal", n) for n in cfg.sweep_n_hiddens if ("orthogonal", n) not in grid]
-    return [cfg.spec("copy", c, n, cfg.train_replay) for c, n in grid + extra]
-
-
-def _unit_jobs(specs: list[TrainSpec], cfg: Recipe) -> list[Job]:
-    return [Job(_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in specs]
 
 
 def run_copy(cfg: CopyConfig) -> CopyResults:
     """Train (or load) every copy-task unit and profile its 8 ablations; missing units are trained
     side by side (``core.parallel.run_jobs``)."""
-    specs = _copy_specs(cfg)
-    run_jobs(_unit_jobs(specs, cfg), desc="copy-task units")
-    units = {(s.construction, s.n_hidden): _unit(s, cfg.alpha, cfg.eval_batch) for s in specs}
+    run_jobs(_unit_jobs(cfg), desc="copy-task units")
+    units = {(s.construction, s.n_hidden): run_unit(s, cfg.alpha, cfg.eval_batch) for s in cfg.specs()}
     grid = {(c, n): units[(c, n)] for c in cfg.constructions for n in cfg.n_hiddens}
     sweep = {n: units[("orthogonal", n)] for n in cfg.sweep_n_hiddens}
     head = grid[cfg.headline]
-    alphas = {a: _profile(head.spec, head.weights, a, cfg.eval_batch) for a in cfg.alphas}
-    return CopyResults(grid, sweep, alphas, cfg.headline, asdict(cfg))
-
-
-PROFILE_TOL = 0.01
-"""Largest accuracy gap between two ablations that differ only by T_CC for the profile to hold."""
-PROFILE_DROP = 0.05
-"""Smallest accuracy drop below the full model of -T_RR and of -T_C->R for the profile to hold."""
-
-
-def profile_holds(accuracy: np.ndarray, tol: float = PROFILE_TOL, drop: float = PROFILE_DROP) -> bool:
-    """The paper's profile shape for a seed-mean accuracy vector (8,) in :data:`SUBSETS` order: every
-    pair that differs only by T_CC within ``tol``; -T_RR and -T_C->R each at least ``drop`` below
-    full; every subset with -T_C->R below every subset without it (ours, from Figure 1's reading)."""
-    pairs = max(abs(accuracy[i] - accuracy[i + 1]) for i in range(0, 8, 2))
-    with_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" in s]
-    without_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" not in s]
-    return bool(pairs <= tol and accuracy[0] - accuracy[2] >= drop and accuracy[0] - accuracy[4] >= drop
-                and max(with_cr) < min(without_cr))
+    alphas = {a: profile_unit(head.spec, head.trained, a, cfg.eval_batch) for a in cfg.alphas}
+    return CopyResults(grid, sweep, alphas, cfg.headline)
 
 
 def copy_claims(res: CopyResults) -> dict[str, Any]:
     """Headline numbers of the copy task (Draeger 2026, Figure 1 and Table 1)."""
-    acc = res.grid[res.headline].profile["accuracy"].mean(axis=1)
-    with_cr = [acc[i] for i, s in enumerate(SUBSETS) if "CR" in s]
-    without_cr = [acc[i] for i, s in enumerate(SUBSETS) if "CR" not in s]
-    cayley = [u.profile["accuracy"] for (c, _), u in res.grid.items() if c == "cayley"]
+    acc = res.grid[res.headline].measured["accuracy"].mean(axis=1)
+    cayley = [u.measured["accuracy"] for (c, _), u in res.grid.items() if c == "cayley"]
     claims: dict[str, Any] = {
-        "schur_rnn.copy_full_accuracy": float(acc[0]),
-        "schur_rnn.copy_cc_pairs_gap": float(max(abs(acc[i] - acc[i + 1]) for i in range(0, 8, 2))),
-        "schur_rnn.copy_rr_accuracy": float(acc[2]),
-        "schur_rnn.copy_cr_accuracy": float(acc[4]),
-        "schur_rnn.copy_all_removed_accuracy": float(acc[7]),
-        "schur_rnn.copy_rr_drop": float(acc[0] - acc[2]),
-        "schur_rnn.copy_cr_drop": float(acc[0] - acc[4]),
-        "schur_rnn.copy_cr_lowest": bool(max(with_cr) < min(without_cr)),
+        "schur_rnn.copy_full_accuracy": float(acc[subset_index(())]),
+        "schur_rnn.copy_cc_pairs_gap": cc_pairs_gap(acc),
+        "schur_rnn.copy_rr_accuracy": float(acc[subset_index({"RR"})]),
+        "schur_rnn.copy_cr_accuracy": float(acc[subset_index({"CR"})]),
+        "schur_rnn.copy_all_removed_accuracy": float(acc[subset_index(ABLATION_BLOCKS)]),
+        "schur_rnn.copy_rr_drop": accuracy_drop(acc, {"RR"}),
+        "schur_rnn.copy_cr_drop": accuracy_drop(acc, {"CR"}),
+        "schur_rnn.copy_cr_lowest": cr_lowest(acc),
         "schur_rnn.table1_alphas_holding": int(sum(profile_holds(p["accuracy"].mean(axis=1))
                                                    for p in res.alphas.values())),
     }
     if cayley:
-        claims["schur_rnn.copy_cayley_max_change"] = float(max(np.abs(a - a[0]).max() for a in cayley))
+        claims["schur_rnn.copy_cayley_max_change"] = max(largest_change(a) for a in cayley)
     return claims
 
 
@@ -376,66 +233,54 @@ class NeuroConfig(Recipe, Preset):
 
     def __post_init__(self):
         self._check()
-        _check_choices("tasks", self.tasks, tuple(t for t in TASKS if t != "copy"))
-        _check_choices("constructions", self.constructions, CONSTRUCTIONS)
+        check_choices("tasks", self.tasks, (t for t in TASKS if t != "copy"))
+        check_choices("constructions", self.constructions, CONSTRUCTIONS)
         check_positive_int("n_hidden", self.n_hidden)
 
+    def specs(self) -> list[TrainSpec]:
+        """One unit per (task, construction)."""
+        return [self.spec(t, c, self.n_hidden) for t in self.tasks for c in self.constructions]
 
-def _neuro_specs(cfg: NeuroConfig) -> list[TrainSpec]:
-    return [cfg.spec(t, c, cfg.n_hidden) for t in cfg.tasks for c in cfg.constructions]
 
-
-def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit]:
+def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit[TrainSpec]]:
     """Train (or load) one unit per (task, construction) and profile its 8 ablations; missing units
     are trained side by side (``core.parallel.run_jobs``)."""
-    specs = _neuro_specs(cfg)
-    run_jobs(_unit_jobs(specs, cfg), desc="neuroscience units")
-    return {(s.task, s.construction): _unit(s, cfg.alpha, cfg.eval_batch) for s in specs}
+    run_jobs(_unit_jobs(cfg), desc="neuroscience units")
+    return {(s.task, s.construction): run_unit(s, cfg.alpha, cfg.eval_batch) for s in cfg.specs()}
 
 
-def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozenset[int]]:
-    """Per seed, the ablations (indices into :data:`SUBSETS`) that remove some Schur mass and change
-    FVU by at most ``eps``. An ablation of an empty block (e.g. N_RR when |R| = 1) removes nothing
-    and is not counted."""
-    check_fraction("eps", eps)
-    ok = (profile["delta_fvu"][1:] <= eps) & (profile["mass"][1:] > 0)
-    return [frozenset(int(i) + 1 for i in np.flatnonzero(ok[:, k])) for k in range(ok.shape[1])]
-
-
-def neuro_claims(res: dict[tuple[str, str], Unit]) -> dict[str, Any]:
+def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
     """Training quality, Cayley invariance, how the stabilizer sets vary by task, and how far two
     seeds that both learned a task differ in the damage of one ablation."""
     tasks = sorted({t for t, _ in res})
     dense = [c for c in CONSTRUCTIONS if c != "cayley" and (tasks[0], c) in res]
     claims: dict[str, Any] = {}
-    medians = [np.median(res[(t, "orthogonal")].profile["fvu"][0]) for t in tasks if (t, "orthogonal") in res]
-    if medians:
-        claims["schur_rnn.neuro_tasks_learned"] = int(sum(m <= LEARNED_FVU for m in medians))
-    cayley = [u.profile["delta_fvu"] for (_, c), u in res.items() if c == "cayley"]
+    orthogonal = [res[(t, "orthogonal")].measured for t in tasks if (t, "orthogonal") in res]
+    if orthogonal:
+        claims["schur_rnn.neuro_tasks_learned"] = sum(task_learned(p["fvu"][0]) for p in orthogonal)
+    cayley = [u.measured["delta_fvu"] for (_, c), u in res.items() if c == "cayley"]
     if cayley:
-        claims["schur_rnn.neuro_cayley_max_dfvu"] = float(max(np.abs(d).max() for d in cayley))
-    per_task = {t: {s for c in dense for s in stabilizer_sets(res[(t, c)].profile)} for t in tasks}
-    claims["schur_rnn.neuro_tasks_distinct_profiles"] = len({frozenset(v) for v in per_task.values()})
-    learned = [res[(t, c)].profile for t in tasks for c in dense
-               if (res[(t, c)].profile["fvu"][0] <= LEARNED_FVU).all()]
-    claims["schur_rnn.neuro_seed_dfvu_spread"] = float(max(
-        (np.ptp(p["delta_fvu"], axis=1).max() for p in learned), default=0.0))
+        claims["schur_rnn.neuro_cayley_max_dfvu"] = max(largest_change(d) for d in cayley)
+    claims["schur_rnn.neuro_tasks_distinct_profiles"] = distinct_stabilizer_profiles(
+        {t: [res[(t, c)].measured for c in dense] for t in tasks})
+    learned = [res[(t, c)].measured for t in tasks for c in dense
+               if every_seed_learned(res[(t, c)].measured["fvu"][0])]
+    claims["schur_rnn.neuro_seed_dfvu_spread"] = max((seed_spread(p["delta_fvu"]) for p in learned),
+                                                     default=0.0)
     return claims
 
 
-def seed_dependent_units(res: dict[tuple[str, str], Unit]) -> int:
-    """How many (task, dense construction) units have seeds that disagree on their epsilon-stabilizers."""
-    return int(sum(len(set(stabilizer_sets(u.profile))) > 1 for (_, c), u in res.items() if c != "cayley"))
+def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:
+    """One job per unit of ``cfg``: train it and profile it at ``cfg.alpha``."""
+    return [Job(run_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in cfg.specs()]
 
 
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: one per unit (train, profile)."""
-    copy, neuro = CopyConfig.preset(scale), NeuroConfig.preset(scale)
-    return _unit_jobs(_copy_specs(copy), copy) + _unit_jobs(_neuro_specs(neuro), neuro)
+    return _unit_jobs(CopyConfig.preset(scale)) + _unit_jobs(NeuroConfig.preset(scale))
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    run_jobs(jobs(scale), desc="units")
     copy, neuro = CopyConfig.preset(scale), NeuroConfig.preset(scale)
     return copy_claims(run_copy(copy)) | neuro_claims(run_neuro(neuro))

@@ -1,17 +1,17 @@
-"""Figures for the Schur-RNN chapters. Each function takes computed results and returns a Figure."""
+"""Figures for the Schur-RNN chapters. Each function takes computed results (units of
+``experiments``, read through ``measures``) and returns a Figure; the display labels live here."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from interp_repro.schur_rnn.experiments import (
-    PAPER_COPY_ACCURACY,
-    PARTS,
-    SUBSET_LABELS,
-    Unit,
-    eigen_split,
-)
+from interp_repro.core import Unit
+from interp_repro.schur_rnn.measures import PARTS, eigen_split
+
+SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",
+                 "all three")
+"""The 8 ablation subsets of ``measures.SUBSETS``, in its order."""
 
 CONSTRUCTION_LABELS = {"default": "dense default", "orthogonal": "dense orthogonal", "normal": "dense normal",
                        "cayley": "Cayley"}
@@ -21,7 +21,7 @@ def learning_curves(units: dict[str, Unit], title: str = ""):
     """Training loss against step for each labelled unit: seed median as a line, the seed range shaded."""
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for i, (label, unit) in enumerate(units.items()):
-        curve = unit.weights["curve"]
+        curve = unit.trained["curve"]
         steps = np.arange(1, len(curve) + 1)
         ax.plot(steps, np.median(curve, axis=1), color=f"C{i}", lw=1, label=label)
         ax.fill_between(steps, curve.min(axis=1), curve.max(axis=1), color=f"C{i}", alpha=0.2, lw=0)
@@ -37,7 +37,7 @@ def eigenvalues(units: dict[str, Unit], alpha: float, instance: int = 0):
     fig, axes = plt.subplots(1, len(units), figsize=(3.1 * len(units), 3.2), squeeze=False)
     theta = np.linspace(0, 2 * np.pi, 200)
     for ax, (label, unit) in zip(axes[0], units.items(), strict=True):
-        lam, in_r = eigen_split(unit.weights["W_hh"][instance], alpha)
+        lam, in_r = eigen_split(unit.trained["W_hh"][instance], alpha)
         rho = np.abs(lam).max()
         ax.plot(rho * np.cos(theta), rho * np.sin(theta), color="k", lw=0.6)
         ax.plot(alpha * rho * np.cos(theta), alpha * rho * np.sin(theta), color="k", lw=0.6, ls="--")
@@ -63,13 +63,13 @@ def eigenvalue_plane(units: dict[str, Unit], alphas: tuple[float, ...], alpha: f
     shown = []  # the alpha each trace belongs to (None: always shown)
     for i, unit in enumerate(units.values()):
         at = {"row": i // cols + 1, "col": i % cols + 1}
-        lam = eigen_split(unit.weights["W_hh"][instance], alpha)[0]
+        lam = eigen_split(unit.trained["W_hh"][instance], alpha)[0]
         rho = np.abs(lam).max()
         fig.add_trace(go.Scatter(x=rho * circle.real, y=rho * circle.imag, mode="lines", hoverinfo="skip",
                                  line={"color": "black", "width": 1}, showlegend=False), **at)
         shown.append(None)
         for a in alphas:
-            lam, in_r = eigen_split(unit.weights["W_hh"][instance], a)
+            lam, in_r = eigen_split(unit.trained["W_hh"][instance], a)
             visible = a == alpha
             fig.add_trace(go.Scatter(x=a * rho * circle.real, y=a * rho * circle.imag, mode="lines",
                                      hoverinfo="skip", visible=visible, showlegend=False,
@@ -98,7 +98,7 @@ def schur_mass(units: dict[str, Unit]):
     """Stacked bars: the share of ||T||_F^2 in the diagonal blocks B, N_RR, T_C->R and N_CC,
     averaged over seeds, per unit."""
     labels = list(units)
-    shares = np.array([u.profile["parts"].mean(axis=0) for u in units.values()])
+    shares = np.array([u.measured["parts"].mean(axis=0) for u in units.values()])
     names = {"B": "diagonal blocks B", "RR": r"$N_{RR}$", "CR": r"$T_{C\to R}$", "CC": r"$N_{CC}$"}
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(labels)), 3.4))
     bottom = np.zeros(len(labels))
@@ -122,7 +122,7 @@ def ablation_grid(grid: dict[tuple[str, int], Unit], n_hiddens: tuple[int, ...],
     x = np.arange(len(SUBSET_LABELS))
     for ax, c in zip(axes[0], constructions, strict=True):
         for j, n in enumerate(n_hiddens):
-            acc = grid[(c, n)].profile["accuracy"]
+            acc = grid[(c, n)].measured["accuracy"]
             shift = (j - (len(n_hiddens) - 1) / 2) * 0.2
             mean = acc.mean(axis=1)
             ax.scatter(np.repeat(x + shift, acc.shape[1]), acc.ravel(), s=5, color=f"C{j}", alpha=0.4)
@@ -137,14 +137,14 @@ def ablation_grid(grid: dict[tuple[str, int], Unit], n_hiddens: tuple[int, ...],
     return fig
 
 
-def profile_vs_paper(accuracy: np.ndarray):
-    """Our seed-by-seed accuracy (8, K) for the headline unit next to the paper's means."""
+def profile_vs_paper(accuracy: np.ndarray, paper: tuple[float, ...]):
+    """Our seed-by-seed accuracy (8, K) for the headline unit next to the paper's means ``paper`` (8,)."""
     fig, ax = plt.subplots(figsize=(6, 3.4))
     x = np.arange(len(SUBSET_LABELS))
     ax.scatter(np.repeat(x, accuracy.shape[1]), accuracy.ravel(), s=8, color="C0", alpha=0.5,
                label="ours, each seed")
     ax.plot(x, accuracy.mean(axis=1), "o", color="C0", label="ours, seed mean")
-    ax.plot(x, PAPER_COPY_ACCURACY, "kx", ms=8, label="Draeger (2026), Figure 1")
+    ax.plot(x, paper, "kx", ms=8, label="Draeger (2026), Figure 1")
     ax.set_xticks(x, SUBSET_LABELS, rotation=45, ha="right", fontsize=8)
     ax.set(ylabel="replay accuracy", ylim=(0.4, 1.02))
     ax.legend(fontsize=8)
@@ -157,9 +157,9 @@ def accuracy_vs_size(sweep: dict[int, Unit], stored_bits: int):
     fig, ax = plt.subplots(figsize=(5, 3.2))
     sizes = sorted(sweep)
     for n in sizes:
-        acc = sweep[n].profile["accuracy"][0]
+        acc = sweep[n].measured["accuracy"][0]
         ax.scatter(np.full(acc.shape, n), acc, s=12, color="C0", alpha=0.6)
-    ax.plot(sizes, [sweep[n].profile["accuracy"][0].mean() for n in sizes], "C0-", lw=1)
+    ax.plot(sizes, [sweep[n].measured["accuracy"][0].mean() for n in sizes], "C0-", lw=1)
     ax.axvline(stored_bits, color="grey", ls="--", lw=1, label=f"s d = {stored_bits} stored bits")
     ax.set(xlabel="hidden units N_h", ylabel="replay accuracy (full model)", ylim=(0.4, 1.02))
     ax.legend(fontsize=8)
@@ -193,7 +193,7 @@ def neuro_profiles(units: dict[tuple[str, str], Unit], tasks: tuple[str, ...], c
     x = np.arange(1, len(SUBSET_LABELS))
     for ax, task in zip(axes[0], tasks, strict=True):
         for j, c in enumerate(constructions):
-            values = units[(task, c)].profile[metric][1:]
+            values = units[(task, c)].measured[metric][1:]
             shift = (j - (len(constructions) - 1) / 2) * 0.18
             ax.scatter(np.repeat(x + shift, values.shape[1]), values.ravel(), s=5, color=f"C{j}", alpha=0.4)
             ax.scatter(x + shift, np.nanmedian(values, axis=1), marker="_", s=100, color=f"C{j}",

@@ -8,7 +8,7 @@ batch is a function of the seed alone.
 
 import torch
 
-from interp_repro.core import check_positive_int
+from interp_repro.core import check_nonnegative, check_positive_int, check_probability
 
 Batch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
@@ -24,18 +24,6 @@ SINE_FREQUENCIES = 51
 SINE_OMEGA_MIN, SINE_OMEGA_MAX = 0.1, 0.6
 """Sine-wave task (ours, after Sussillo and Barak 2013): 51 angular frequencies evenly spaced in
 [0.1, 0.6] rad/step; frequency j (0-based) is cued by the static input level j / 51 + 0.25."""
-
-
-def _check_probability(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _check_nonneg(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0.0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    return float(value)
 
 
 def copy_batch(batch: int, generator: torch.Generator, *, n_symbols: int = COPY_SYMBOLS,
@@ -76,7 +64,7 @@ def flipflop_batch(batch: int, generator: torch.Generator, *, length: int = 100,
     check_positive_int("batch", batch)
     check_positive_int("length", length)
     check_positive_int("n_bits", n_bits)
-    p = _check_probability("pulse_prob", pulse_prob)
+    p = check_probability("pulse_prob", pulse_prob)
     shape = (length, batch, n_bits)
     fire = torch.rand(shape, generator=generator) < p
     sign = torch.randint(0, 2, shape, generator=generator).float().mul_(2).sub_(1)
@@ -131,7 +119,7 @@ def context_batch(batch: int, generator: torch.Generator, *, length: int = 100, 
     """
     check_positive_int("batch", batch)
     check_positive_int("length", length)
-    noise = _check_nonneg("noise", noise)
+    noise = check_nonnegative("noise", noise)
     if target not in ("integral", "sign"):
         raise ValueError(f"unknown context target {target!r}: choose 'integral' or 'sign'")
     coh = torch.tensor(CONTEXT_COHERENCES)
@@ -164,17 +152,4 @@ def task_dims(task: str, **options) -> tuple[int, int]:
     """(N_x, N_y) of ``task`` with ``options``, read off a one-sequence batch."""
     inputs, targets, _ = make_batch(task, 1, torch.Generator().manual_seed(0), **options)
     return inputs.shape[-1], targets.shape[-1]
-
-
-def replay_accuracy(outputs: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Fraction of sign matches over the masked steps and all bits (Draeger 2026, §4).
-
-    ``outputs`` is (..., T, B, d) (a leading instance dimension allowed); returns a tensor of the
-    leading shape (a 0-d tensor without one).
-    """
-    if outputs.shape[-3:] != targets.shape:
-        raise ValueError(f"outputs shape {tuple(outputs.shape)} must end in the targets shape "
-                         f"{tuple(targets.shape)}")
-    hits = (torch.sign(outputs) == targets).float() * mask.unsqueeze(-1)
-    return hits.sum((-3, -2, -1)) / (mask.sum() * targets.shape[-1])
 

@@ -8,7 +8,6 @@ target makes a network that replays 4 periods replay all 16 (checked on held-out
 
 :data:`COPY_RECIPE` (ours) trains dense orthogonal and Cayley networks with N_h = 72 to replay
 accuracy 1.00 on held-out sequences; ``benchmarks/schur_rnn.py`` measures how long that takes.
-Training runs on one CPU thread by default (``core.cpu_threads``): these are small matrices.
 """
 
 import math
@@ -19,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_positive_int, cpu_threads, progress, torch_generator
+from interp_repro.core import check_choices, check_positive, check_positive_int, progress, torch_generator
+from interp_repro.schur_rnn.measures import replay_accuracy
 from interp_repro.schur_rnn.model import RecurrentNet
-from interp_repro.schur_rnn.tasks import make_batch, replay_accuracy, task_dims
+from interp_repro.schur_rnn.tasks import make_batch, task_dims
 
 SCHEDULES = ("constant", "cosine")
 
@@ -78,25 +78,22 @@ def flush_denormals() -> Iterator[None]:
 def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int, seed: int,
           batch: int = 128, lr: float = 3e-3, clip: float = 1.0, schedule: str = "cosine",
           warmup: int = 100, train_replay: int | None = None, task_options: dict | None = None,
-          eval_batch: int = 512, threads: int = 1, desc: str = "training",
+          eval_batch: int = 512, desc: str = "training",
           quiet: bool | None = None) -> TrainResult:
     """Train ``seeds`` instances of ``construction`` on ``task`` at once; instance k is initialised
     from one generator seeded with ``seed`` (instances differ by draw order), data from ``seed + 1``,
     held-out evaluation from ``seed + 2``.
 
     ``train_replay`` (copy task only) sets the replay length used in training; evaluation always uses
-    ``task_options``' replay (128 by default). ``threads``: torch threads for the run.
+    ``task_options``' replay (128 by default).
     """
     check_positive_int("seeds", seeds)
     check_positive_int("steps", steps)
     check_positive_int("batch", batch)
     check_positive_int("eval_batch", eval_batch)
-    if not (isinstance(lr, int | float) and lr > 0):
-        raise ValueError(f"lr must be a positive number, got {lr!r}")
-    if not (isinstance(clip, int | float) and clip > 0):
-        raise ValueError(f"clip must be a positive number, got {clip!r}")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"unknown schedule {schedule!r}: choose one of {SCHEDULES}")
+    check_positive("lr", lr)
+    check_positive("clip", clip)
+    check_choices("schedule", (schedule,), SCHEDULES)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
     options = dict(task_options or {})
@@ -109,7 +106,7 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
     model = RecurrentNet(seeds, n_in, n_hidden, n_out, construction, torch_generator(seed))
     # Vanishing backpropagated gradients hit denormals, 60x slower without flushing them to zero; the
     # setting is the process's, so it is put back for whatever runs in this process next.
-    with cpu_threads(threads), flush_denormals():
+    with flush_denormals():
         curve = _fit(model, task, train_options, steps=steps, batch=batch, lr=lr, clip=clip,
                      schedule=schedule, warmup=warmup, seed=seed + 1, desc=desc, quiet=quiet)
         held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)

@@ -1,5 +1,5 @@
-"""Unit tests for the ordered real Schur form, the coupling ablations and the ablation metrics
-(Draeger 2026, §3)."""
+"""Unit tests for the measures of the Schur-RNN study: the ordered real Schur form, the coupling
+ablations and the ablation metrics (Draeger 2026, §3), the ablation profile and its readings (§4)."""
 
 import itertools
 import time
@@ -7,10 +7,13 @@ import time
 import numpy as np
 import pytest
 import scipy.linalg
+import torch
 from scipy.optimize import linear_sum_assignment
 
-from interp_repro.core import numpy_rng
-from interp_repro.schur_rnn import (
+from interp_repro.core import numpy_rng, torch_generator
+from interp_repro.schur_rnn import measures
+from interp_repro.schur_rnn.experiments import PAPER_COPY_ACCURACY
+from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
     TIE_RTOL,
     SchurReorderError,
@@ -26,6 +29,7 @@ from interp_repro.schur_rnn import (
     sensitivity,
     split_indices,
 )
+from interp_repro.schur_rnn.tasks import copy_batch
 
 N = 72
 KINDS = ("gaussian", "uniform", "orthogonal", "normal")
@@ -231,7 +235,7 @@ def test_normal_matrix_has_no_coupling(seed):
 
 @pytest.mark.parametrize("W, message", [
     (np.zeros((3, 4)), "square"),
-    (np.zeros(3), "square"),
+    (np.zeros(3), "2-D"),
     (np.array([[1.0, np.nan], [0.0, 1.0]]), "finite"),
     (np.array([[1.0, np.inf], [0.0, 1.0]]), "finite"),
     (np.eye(2) * 1j, "real"),
@@ -245,7 +249,7 @@ def test_bad_matrix(W, message):
 @pytest.mark.parametrize("alpha", [0, 0.0, 1.5, -0.1, True, "0.9"])
 def test_bad_alpha(alpha):
     _, T = ordered_real_schur(random_matrix("gaussian", 0, 6))
-    with pytest.raises(ValueError, match="alpha must be a number in"):
+    with pytest.raises(ValueError, match="alpha must"):
         split_indices(T, alpha)
 
 
@@ -277,11 +281,15 @@ def test_fvu_and_sensitivity():
     mean = np.broadcast_to(y.reshape(-1, 3).mean(0), y.shape)
     assert fvu(mean, y) == pytest.approx(1.0, rel=1e-12)
     assert fvu(np.zeros(4), np.array([1.0, -1.0, 1.0, -1.0])) == pytest.approx(1.0)
-    assert delta_fvu(mean, y, y) == pytest.approx(1.0, rel=1e-12)
+    assert delta_fvu(fvu(mean, y), fvu(y, y)) == pytest.approx(1.0, rel=1e-12)
     assert sensitivity(0.3, 0.1) == pytest.approx(3.0)
     assert np.isnan(sensitivity(0.3, 0.0))
+    spread = sensitivity(np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([[0.1, 0.0], [0.5, 0.2]]))
+    np.testing.assert_allclose(spread, [[3.0, np.nan], [1.0, 0.5]])
     with pytest.raises(ValueError, match="non-negative"):
         sensitivity(0.3, -0.1)
+    with pytest.raises(ValueError, match="non-negative"):
+        sensitivity(np.ones(2), np.array([0.1, np.nan]))
     with pytest.raises(ValueError, match="constant target"):
         fvu(np.zeros((4, 2)), np.ones((4, 2)))
     with pytest.raises(ValueError, match="same shape"):
@@ -300,3 +308,143 @@ def test_speed_report():
         ordered_real_schur(W)
         times.append(time.perf_counter() - start)
     print(f"ordered_real_schur 72x72: median {1e3 * np.median(times):.2f} ms over 20 calls")
+
+
+# --- ablated matrices and the ablation profile ----------------------------------------------------
+
+def _weights(K=2, n=10, n_in=8, n_out=8, seed=0):
+    rng = numpy_rng(seed)
+    return {"W_xh": rng.normal(0, 0.5, (K, n, n_in)).astype(np.float32),
+            "W_hh": rng.normal(0, 1.2 / np.sqrt(n), (K, n, n)),
+            "W_hy": rng.normal(0, 0.5, (K, n_out, n)).astype(np.float32)}
+
+
+def test_subset_index_names_every_ablation_of_figure_1():
+    assert [measures.subset_index(s) for s in measures.SUBSETS] == list(range(8))
+    assert measures.subset_index({"CC", "RR"}) == measures.SUBSETS.index(("RR", "CC"))
+    assert measures.subset_index(()) == 0 and measures.subset_index(ABLATION_BLOCKS) == 7
+    with pytest.raises(ValueError, match="choose a subset"):
+        measures.subset_index(("XX",))
+    with pytest.raises(ValueError, match="collection of names"):
+        measures.subset_index("CR")
+
+
+def test_ablated_matrices_keep_w_for_the_empty_subset_and_split_the_mass():
+    W = _weights()["W_hh"]
+    mats, mass, r, parts = measures.ablated_matrices(W, 0.9)
+    assert mats.shape == (8, 2, 10, 10) and mass.shape == (8, 2) and parts.shape == (2, 4)
+    np.testing.assert_allclose(mats[0], W, atol=1e-12)
+    assert np.all(mass[0] == 0)
+    np.testing.assert_allclose(parts.sum(axis=1), 1.0)
+    for k in range(2):
+        Q, T = ordered_real_schur(W[k])
+        assert r[k] == split_indices(T, 0.9)
+        for i, subset in enumerate(measures.SUBSETS):  # the matrices and masses of the definitions
+            T_ablated = ablate_T(T, r[k], subset)
+            np.testing.assert_array_equal(mats[i, k], Q @ T_ablated @ Q.T)
+            assert mass[i, k] == schur_mass_removed(T, T_ablated)
+    # removed mass squared = the removed parts' shares, since the parts are disjoint
+    share = dict(zip(measures.PARTS, parts.T, strict=True))
+    for i, subset in enumerate(measures.SUBSETS):
+        np.testing.assert_allclose(mass[i] ** 2, sum((share[b] for b in subset), np.zeros(2)), atol=1e-12)
+    # every ablation keeps the spectrum
+    for i in range(8):
+        np.testing.assert_allclose(np.sort(np.abs(np.linalg.eigvals(mats[i, 0]))),
+                                   np.sort(np.abs(np.linalg.eigvals(W[0]))), atol=1e-8)
+
+
+def test_ablation_profile_scores_every_subset():
+    prof = measures.ablation_profile(_weights(), "copy", 0.9, seed=3, batch=16)
+    for name in ("fvu", "delta_fvu", "mass", "sensitivity", "accuracy"):
+        assert prof[name].shape == (8, 2)
+    assert np.all(prof["delta_fvu"][0] == 0) and np.all(np.isnan(prof["sensitivity"][0]))
+    assert np.all((prof["accuracy"] >= 0) & (prof["accuracy"] <= 1))
+    np.testing.assert_array_equal(prof["delta_fvu"], prof["fvu"] - prof["fvu"][0])
+    np.testing.assert_array_equal(prof["sensitivity"][1:], prof["delta_fvu"][1:] / prof["mass"][1:])
+    again = measures.ablation_profile(_weights(), "copy", 0.9, seed=3, batch=16)
+    for name in prof:
+        np.testing.assert_array_equal(prof[name], again[name])
+    other = measures.ablation_profile(_weights(n_in=3, n_out=3), "flipflop", 0.9, seed=3, batch=8)
+    assert "accuracy" not in other and other["fvu"].shape == (8, 2)
+
+
+def test_normal_matrix_ablations_do_nothing():
+    rng = numpy_rng(1)
+    Q, _ = np.linalg.qr(rng.normal(size=(10, 10)))
+    D = np.diag(rng.uniform(0.2, 1.0, 10))
+    w = _weights()
+    w["W_hh"] = np.stack([Q @ D @ Q.T, Q @ D @ Q.T])
+    prof = measures.ablation_profile(w, "copy", 0.9, seed=0, batch=8)
+    assert np.abs(prof["delta_fvu"]).max() < 1e-6
+    assert np.abs(prof["mass"]).max() < 1e-8
+    assert measures.largest_change(prof["fvu"]) < 1e-6
+
+
+def test_example_rollout_shapes_and_bounds():
+    w = _weights()
+    example = measures.example_rollout(w, "copy", ("CR",), 0.9, instance=1)
+    assert example["full"].shape == example["ablated"].shape == example["targets"].shape == (136, 8)
+    assert not np.allclose(example["full"], example["ablated"])
+    unablated = measures.example_rollout(w, "copy", (), 0.9, instance=1)
+    np.testing.assert_array_equal(unablated["full"], unablated["ablated"])
+    with pytest.raises(ValueError, match="instance"):
+        measures.example_rollout(w, "copy", ("CR",), 0.9, instance=2)
+    with pytest.raises(ValueError, match="choose a subset"):
+        measures.example_rollout(w, "copy", ("XX",), 0.9)
+    with pytest.raises(ValueError, match="collection of names"):
+        measures.example_rollout(w, "copy", "CR", 0.9)
+
+
+def test_replay_accuracy_counts_sign_matches():
+    _, targets, mask = copy_batch(3, torch_generator(1), replay=16)
+    assert measures.replay_accuracy(targets * 0.3, targets, mask) == 1.0
+    assert measures.replay_accuracy(-targets, targets, mask) == 0.0
+    stacked = torch.stack([targets, -targets])
+    assert torch.equal(measures.replay_accuracy(stacked, targets, mask), torch.tensor([1.0, 0.0]))
+
+
+# --- reading profiles -----------------------------------------------------------------------------
+
+def test_copy_profile_readings():
+    paper = np.array(PAPER_COPY_ACCURACY)
+    assert measures.cc_pairs_gap(paper) == pytest.approx(0.001)
+    assert measures.accuracy_drop(paper, {"RR"}) == pytest.approx(0.124)
+    assert measures.accuracy_drop(paper, {"CR"}) == pytest.approx(0.361)
+    assert measures.cr_lowest(paper)
+    assert measures.profile_holds(paper)
+    no_gap = paper.copy()
+    no_gap[2] = 0.99  # -T_RR barely hurts
+    assert not measures.profile_holds(no_gap)
+    cc_matters = paper.copy()
+    cc_matters[1] = 0.9
+    assert not measures.profile_holds(cc_matters)
+    cr_not_lowest = paper.copy()
+    cr_not_lowest[6] = 0.9
+    assert not measures.cr_lowest(cr_not_lowest) and not measures.profile_holds(cr_not_lowest)
+
+
+def test_stabilizer_sets():
+    profile = {"delta_fvu": np.array([[0, 0], [0.001, 0.5], [0.2, 0.005], [0.2, 0.6], [1, 1], [1, 1],
+                                      [1, 1], [1, 1]]),
+               "mass": np.array([[0, 0]] + [[0.1, 0.1]] * 7)}
+    assert measures.stabilizer_sets(profile) == [frozenset({1}), frozenset({2})]
+    assert measures.stabilizer_sets(profile, eps=0.6) == [frozenset({1, 2, 3}), frozenset({1, 2, 3})]
+    assert measures.seed_dependent_units([profile]) == 1
+    agree = {"delta_fvu": profile["delta_fvu"].copy(), "mass": profile["mass"].copy()}
+    agree["delta_fvu"][2, 1] = 0.5  # seed 1 loses its stabilizer -T_RR
+    agree["delta_fvu"][1, 1] = 0.0  # and gains -T_CC, the one seed 0 has
+    assert measures.seed_dependent_units([profile, agree]) == 1
+    assert measures.distinct_stabilizer_profiles({"a": [profile], "b": [agree], "c": [agree, agree]}) == 2
+    profile["mass"][1, 0] = 0.0  # an ablation that removes nothing is no stabilizer
+    assert measures.stabilizer_sets(profile) == [frozenset(), frozenset({2})]
+    with pytest.raises(ValueError):
+        measures.stabilizer_sets(profile, eps=-1)
+
+
+def test_seed_readings():
+    fvus = np.array([[0.05, 0.2, 0.01], [0.3, 0.4, 0.02]])
+    assert measures.largest_change(fvus) == pytest.approx(0.25)
+    assert measures.seed_spread(fvus) == pytest.approx(0.38)
+    assert measures.task_learned(fvus[0]) and not measures.every_seed_learned(fvus[0])
+    assert measures.every_seed_learned(np.array([0.1, 0.0]))
+    assert not measures.task_learned(fvus[1])
