@@ -17,7 +17,7 @@ from interp_repro.exercises import superposition as sp
 from interp_repro.modular_addition.measures import simple_neuron_fit
 from interp_repro.schur_rnn.measures import ordered_real_schur
 from interp_repro.superposition.model import ToyModel
-from interp_repro.superposition.phase import analytic_losses_2_1
+from interp_repro.superposition.measures import analytic_losses_2_1
 from interp_repro.superposition.train import evaluate
 
 # --- superposition ---------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
-"""Unit tests for the superposition library: data, gradients, metrics, phases, configs."""
+"""Unit tests for the superposition library: data, gradients, measures, phases, configs."""
 
 import numpy as np
 import pytest
 import torch
 
 from interp_repro.core import torch_generator
-from interp_repro.superposition import feature_dimensionality
 from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.experiments import (
     DemoConfig,
@@ -13,30 +12,39 @@ from interp_repro.superposition.experiments import (
     IntroConfig,
     PentagonConfig,
     PhaseConfig,
-    train_best,
 )
-from interp_repro.superposition.metrics import (
+from interp_repro.superposition.measures import (
     abs_circuit_share,
-    antipodal_share,
-    chance_fraction_share,
-    dimensions_per_feature,
-    live_top_share,
-    nearest_fraction_share,
-    neighbour_gap_degrees,
-    pentagon_error_degrees,
-    plateau_span,
-    superposition,
-)
-from interp_repro.superposition.model import ToyModel, init_std
-from interp_repro.superposition.phase import (
+    analytic_agreement,
+    analytic_losses_2_1,
     analytic_phase,
     analytic_phase_2_1,
     analytic_phase_3_2,
+    antipodal_share,
+    chance_fraction_share,
+    clustering_over_chance,
+    dimensions_per_feature,
     empirical_phase,
+    feature_dimensionality,
+    feature_variance,
     intermediate_norm_share,
+    keeps_top,
+    live_top_share,
+    mean_pair_cosine,
+    median_dims_per_hidden,
+    nearest_fraction_share,
+    neighbour_gap_degrees,
+    packed_dims,
+    pentagon_error_degrees,
+    plateau_ratio,
+    plateau_span,
+    superposition,
+    superposition_above_bound,
     superposition_density_bound,
+    superposition_share_above_bound,
 )
-from interp_repro.superposition.train import instance_loss, loss_gradients
+from interp_repro.superposition.model import ToyModel, init_std
+from interp_repro.superposition.train import instance_loss, loss_gradients, train_best
 
 
 def polygon(k: int) -> np.ndarray:
@@ -144,7 +152,7 @@ def test_train_best_rejects_negative_sizes():
                    desc="x")
 
 
-# --- metrics --------------------------------------------------------------------------------------
+# --- measures --------------------------------------------------------------------------------------
 
 def test_feature_dimensionality_of_known_shapes():
     np.testing.assert_allclose(feature_dimensionality(np.eye(3)), [1, 1, 1])
@@ -191,6 +199,30 @@ def test_fraction_share_and_plateau():
     assert lo == pytest.approx(2**0.9) and hi == pytest.approx(4 * 2 ** (1 / 6))  # the wider run
     assert plateau_span(x[3:], y[3:], 0.5, 0.05)[1] == 32  # a run at the sweep's end ends there
     assert np.isnan(plateau_span(x, y, 0.9, 0.01)[0])
+
+
+def test_plateau_ratio_reads_the_widest_run_over_inverse_density():
+    density = 1 / np.array([1, 2, 4, 8, 16, 32])
+    dstar = np.array([1.0, 0.5, 0.52, 0.3, 0.49, 0.5])
+    assert plateau_ratio(density, dstar, 0.5) == pytest.approx(4 * 2 ** (1 / 6) / 2**0.9)
+    assert plateau_ratio(density, dstar, 0.9, tol=0.01) == 0.0  # never near the level
+
+
+def test_packed_dims_and_clustering_over_chance():
+    density = np.array([1.0, 0.5, 0.1])
+    dstar = np.array([1.0, 0.3, 0.5])  # only the last model is sparse enough and has D* >= 3/8
+    dims = np.array([[1.0, 1.0], [0.3, 0.3], [0.5, 0.4]])
+    np.testing.assert_array_equal(packed_dims(density, dstar, dims), [0.5, 0.4])
+    assert clustering_over_chance(np.array([0.5, 0.4])) == pytest.approx(1 / chance_fraction_share())
+    assert clustering_over_chance(np.array([])) == 0.0
+    assert median_dims_per_hidden(density, dims, 2) == pytest.approx((0.6 + 0.9) / 2 / 2)
+
+
+def test_keeps_top_and_pair_cosines():
+    W = np.diag([1.0, 1.0, 0.0])  # features 0 and 1 represented, 2 not
+    assert keeps_top(W, 2) and not keeps_top(W, 1) and not keeps_top(W[:, ::-1], 2)
+    np.testing.assert_array_equal(keeps_top(np.stack([W, W[:, ::-1]]), 2), [True, False])
+    assert mean_pair_cosine(np.hstack([polygon(2), np.eye(2)])) == pytest.approx(-0.5)  # -1 and 0
 
 
 def test_pentagon_error():
@@ -245,6 +277,12 @@ def test_analytic_phase_2_1():
     assert analytic_phase_2_1(0.05, 1.0) == 1  # sparse: superposition
 
 
+def test_feature_variance_is_the_ignored_feature_loss():
+    x = sparse_features(torch.tensor([0.3]), 200_000, 1, torch_generator(0)).double()
+    assert x.var().item() == pytest.approx(float(feature_variance(0.3)), rel=0.03)
+    assert analytic_losses_2_1(0.3, 2.0)[2] == feature_variance(0.3)
+
+
 def test_analytic_phase_3_2_adds_the_paired_weight_one_features():
     assert analytic_phase_3_2(1.0, 0.5) == 0 and analytic_phase_3_2(1.0, 2.0) == 2  # as 2 -> 1
     assert analytic_phase_3_2(0.05, 0.8) == 1  # sparse, r < 1: the extra shares a line
@@ -258,6 +296,20 @@ def test_analytic_phase_3_2_adds_the_paired_weight_one_features():
 def test_empirical_phase():
     W = np.array([[[1.0, 0.0]], [[0.9, -0.9]], [[0.05, 1.0]]])  # (3, m=1, n=2)
     np.testing.assert_array_equal(empirical_phase(W), [0, 1, 2])
+
+
+def test_phase_grid_shares():
+    density, importance = np.array([1.0, 0.05]), np.array([0.5, 2.0])
+    analytic = np.array([[0, 2], [1, 1]])  # the 2 -> 1 phases of these four cells
+    np.testing.assert_array_equal(analytic_phase_2_1(density[:, None], importance[None, :]), analytic)
+    assert analytic_agreement(analytic, density, importance, 2) == 1.0
+    trained = np.array([[1, 2], [1, 0]])  # one dense cell in superposition, one sparse cell dropped
+    assert analytic_agreement(trained, density, importance, 2) == 0.5
+    assert superposition_share_above_bound(trained, density) == 0.5  # one of the two dense cells
+    loss = np.array([[0.1, 0.2], [0.3, 0.4]])
+    (row,) = superposition_above_bound(trained, loss, density, importance)
+    assert (row["density"], row["r"], row["trained loss"]) == (1.0, 0.5, 0.1)
+    assert row["best analytic loss"] == pytest.approx(0.5 * (1 / 3 - 1 / 4))
 
 
 def test_intermediate_norm_share():
@@ -279,9 +331,9 @@ def test_presets_validate():
         PhaseConfig.preset("ci", n_hidden=2)
     with pytest.raises(ValueError, match="no field"):
         PhaseConfig.preset("ci", gird=3)
-    with pytest.raises(ValueError, match="unknown init 'he'"):
+    with pytest.raises(ValueError, match="unknown init"):
         GeometryConfig.preset("ci", init="he")
-    with pytest.raises(ValueError, match="factors must be positive"):
+    with pytest.raises(ValueError, match="importance factor must be a finite number > 0"):
         PentagonConfig.preset("ci", factors=(1.0, 0.0))
     with pytest.raises(ValueError, match="2 hidden dimensions"):
         PentagonConfig.preset("ci", n_hidden=3)

@@ -1,26 +1,34 @@
 """Reference solutions to the superposition exercises (Elhage et al. 2022, toy models of superposition).
 
-Each function answers one exercise of ``book/superposition/exercises.md``; every computation goes through
-:mod:`interp_repro.superposition`.
+Each function answers one exercise of ``book/superposition/exercises.md``; every measurement is one of
+:mod:`interp_repro.superposition.measures`.
 """
 
 import numpy as np
 import pandas as pd
 import torch
 
-from interp_repro.core import check_fraction, check_positive_int, torch_generator
-from interp_repro.superposition.experiments import train_best
-from interp_repro.superposition.metrics import dimensions_per_feature, feature_dimensionality
+from interp_repro.core import (
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_real_array,
+    torch_generator,
+)
+from interp_repro.superposition import measures
+from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.model import ToyModel
-from interp_repro.superposition.phase import PHASES, analytic_losses_2_1, superposition_density_bound
-from interp_repro.superposition.train import evaluate
+from interp_repro.superposition.train import evaluate, train_best
 
 
 def _check_importance(values) -> np.ndarray:
-    r = np.asarray(values, dtype=np.float64)
-    if r.size == 0 or not (np.isfinite(r) & (r > 0)).all():
-        raise ValueError(f"relative importance must be finite and > 0, got {values!r}")
-    return r
+    """``values`` as a float64 array of ``values``' shape after checking that it is non-empty and each
+    relative importance is finite and > 0."""
+    r = check_real_array("relative importance", np.ravel(values), 1)
+    for v in r:
+        check_positive("relative importance", v)
+    return r.reshape(np.shape(values))
 
 
 # --- 1. the phase boundary in closed form --------------------------------------------------------
@@ -39,16 +47,16 @@ def superposition_boundary(relative_importance) -> np.ndarray:
 
 
 def boundary_table(relative_importances) -> pd.DataFrame:
-    """s*(r) in closed form beside the library's grid search :func:`superposition_density_bound`."""
+    """s*(r) in closed form beside the library's grid search ``measures.superposition_density_bound``."""
     r = _check_importance(relative_importances).ravel()
     return pd.DataFrame({"r": r, "closed form s*(r)": superposition_boundary(r),
-                         "library grid search": [superposition_density_bound(float(v)) for v in r]})
+                         "library grid search": [measures.superposition_density_bound(float(v)) for v in r]})
 
 
 # --- 2. the three candidate losses by Monte Carlo ------------------------------------------------
 
 def _candidates(densities: np.ndarray, r: float, generator: torch.Generator) -> ToyModel:
-    """A 2 -> 1 ReLU model with 3 instances per density: the three candidates of :data:`PHASES`.
+    """A 2 -> 1 ReLU model with 3 instances per density: the three candidates of ``measures.PHASES``.
 
     not learned: W = (1, 0), the extra feature's bias at its mean s/2; superposition: W = (1, -1), b = 0;
     learned alone: W = (0, 1), the first feature's bias at its mean s/2.
@@ -90,8 +98,8 @@ def candidate_losses(densities, relative_importance: float = 1.0, *, batches: in
     mean = per_batch.mean(0).reshape(s.size, 3)
     sem = (per_batch.std(0, ddof=1) / np.sqrt(batches) if batches > 1
            else np.full(per_batch.shape[1], np.nan)).reshape(s.size, 3)
-    exact = analytic_losses_2_1(s, r).T  # (densities, 3)
-    return pd.DataFrame([{"density": s[i], "candidate": PHASES[j], "Monte Carlo": mean[i, j],
+    exact = measures.analytic_losses_2_1(s, r).T  # (densities, 3)
+    return pd.DataFrame([{"density": s[i], "candidate": measures.PHASES[j], "Monte Carlo": mean[i, j],
                           "standard error": sem[i, j], "closed form": exact[i, j]}
                          for i in range(s.size) for j in range(3)])
 
@@ -121,10 +129,11 @@ def polytope_dimensionalities() -> pd.DataFrame:
     :func:`polytopes`, measured by the library, beside the fraction m / n they should give."""
     rows = []
     for name, W in polytopes().items():
-        D = feature_dimensionality(W)
+        D = measures.feature_dimensionality(W)
         m, n = W.shape
         rows.append({"arrangement": name, "m": m, "n": n, "m / n": m / n, "D_i (min)": D.min(),
-                     "D_i (max)": D.max(), "sum D_i": D.sum(), "D*": float(dimensions_per_feature(W))})
+                     "D_i (max)": D.max(), "sum D_i": D.sum(),
+                     "D*": float(measures.dimensions_per_feature(W))})
     return pd.DataFrame(rows)
 
 
@@ -137,27 +146,28 @@ def linear_optimum(n_features: int, n_hidden: int, importance, density) -> np.nd
     Broadcasts over ``density``."""
     check_positive_int("n_features", n_features)
     check_positive_int("n_hidden", n_hidden)
-    imp = np.asarray(importance, dtype=np.float64)
-    if imp.shape != (n_features,) or not (imp >= 0).all():
-        raise ValueError(f"importance must hold {n_features} non-negative values, got shape {imp.shape}")
+    imp = check_real_array("importance", importance, 1)
+    if imp.shape != (n_features,):
+        raise ValueError(f"importance must hold {n_features} values, got shape {imp.shape}")
+    for v in imp:
+        check_nonnegative("importance", v)
     s = np.asarray(density, dtype=np.float64)
     check_fraction("density", s)
     dropped = np.sort(imp)[::-1][n_hidden:].sum()
-    return dropped * (s / 3 - s**2 / 4)
+    return dropped * measures.feature_variance(s)
 
 
 def linear_vs_optimum(n_features: int = 20, n_hidden: int = 5, importance_decay: float = 0.7,
                       sparsities=(0.0, 0.7, 0.9, 0.97), *, steps: int = 3000, seeds: int = 1,
                       seed: int = 0) -> pd.DataFrame:
-    """Train linear models (``superposition.experiments.train_best``, the chapter's recipe) at each
+    """Train linear models (``superposition.train.train_best``, the chapter's recipe) at each
     sparsity and set their held-out loss beside :func:`linear_optimum`. The training is short, so the
     gap says how far from the optimum that budget leaves the model; it can never be negative beyond
     sampling noise."""
-    if not 0 < importance_decay <= 1:
-        raise ValueError(f"importance_decay must lie in (0, 1], got {importance_decay!r}")
+    check_fraction("importance_decay", importance_decay)
     sparsity = np.asarray(sparsities, dtype=np.float64).ravel()
     check_fraction("density 1 - sparsity", 1 - sparsity)
-    importance = importance_decay ** np.arange(n_features)
+    importance = decaying_importance(importance_decay, n_features)
     res = train_best("linear", n_features, n_hidden, importance, 1 - sparsity, seeds=seeds, steps=steps,
                      batch=1024, seed=seed, desc="linear models")
     best = linear_optimum(n_features, n_hidden, importance, 1 - sparsity)

@@ -1,21 +1,7 @@
-"""Toy models of superposition (Elhage et al. 2022): models, batched training, metrics, experiments.
+"""Toy models of superposition (Elhage et al. 2022).
 
-The public entry points are re-exported here; see :mod:`.experiments` for the experiments the
-chapters run and :mod:`.metrics` for the measurements.
+Modules: ``data`` (sparse synthetic features and their importances), ``model`` (the toy models,
+batched over instances), ``train`` (batched training, best of several seeds), ``measures`` (the
+paper's measurements and the closed-form phase-change losses), ``experiments`` (configs, cached
+runs and claims) and ``plots`` (the chapters' figures).
 """
-
-from interp_repro.superposition.metrics import (
-    dimensions_per_feature,
-    feature_dimensionality,
-    feature_norms,
-    represented,
-    superposition,
-)
-
-__all__ = [
-    "dimensions_per_feature",
-    "feature_dimensionality",
-    "feature_norms",
-    "represented",
-    "superposition",
-]

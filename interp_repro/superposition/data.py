@@ -7,9 +7,16 @@ We draw one uniform ``u`` per entry and set x = ReLU(1 - u / p): the feature is 
 original notebook draws (two per entry) and runs in place, without a mask.
 """
 
+import numpy as np
 import torch
 
 CORRELATIONS = ("none", "correlated", "anticorrelated")
+
+
+def decaying_importance(decay: float, n_features: int) -> np.ndarray:
+    """The importances I_i = decay^i, i = 0 .. n - 1, that weight each feature's error in the loss
+    (§"Demonstrating superposition": 0.7^i, 0.9^i, ...)."""
+    return decay ** np.arange(n_features)
 
 
 def sparse_features(density: torch.Tensor, batch: int, n_features: int, generator: torch.Generator,

@@ -3,107 +3,110 @@
 Each config has a preset per scale (``Config.preset("ci")``); any field can be overridden. Each run
 function trains every instance it needs as one batched program, keeps the lowest-loss seed per
 point where the paper does, caches the arrays on disk and returns them as a dict. Each ``*_claims``
-function turns those arrays into the headline numbers that ``claims.toml`` checks.
+function picks the headline numbers that ``claims.toml`` checks from :mod:`.measures` of those arrays.
 """
 
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
 
-from interp_repro.core import cached, check_fraction, check_positive_int, select_device
+from interp_repro.core import (
+    cached,
+    check_choices,
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
-from interp_repro.core.seeding import torch_generator
-from interp_repro.superposition.metrics import (
-    FRACTIONS,
+from interp_repro.core.units import Arrays
+from interp_repro.superposition.data import decaying_importance
+from interp_repro.superposition.measures import (
     REGULAR_GAP,
     abs_circuit_share,
+    analytic_agreement,
     antipodal_share,
-    chance_fraction_share,
+    clustering_over_chance,
     dimensions_per_feature,
-    feature_dimensionality,
-    live_top_share,
-    nearest_fraction_share,
-    neighbour_gap_degrees,
-    pair_cosines,
-    pentagon_error_degrees,
-    plateau_span,
-    represented,
-)
-from interp_repro.superposition.model import INITS, ToyModel
-from interp_repro.superposition.phase import (
-    analytic_losses_2_1,
-    analytic_phase,
     empirical_phase,
+    feature_dimensionality,
     intermediate_norm_share,
-    superposition_density_bound,
+    keeps_top,
+    live_top_share,
+    mean_pair_cosine,
+    median_dims_per_hidden,
+    neighbour_gap_degrees,
+    packed_dims,
+    pentagon_error_degrees,
+    plateau_ratio,
+    represented,
+    squared_frobenius,
+    superposition_share_above_bound,
 )
-from interp_repro.superposition.train import train
-
-Arrays = dict[str, np.ndarray]
-
-
-def _check_common(cfg) -> None:
-    for name in ("n_features", "n_hidden", "steps", "batch", "seeds", "grid", "points", "n_pairs"):
-        if hasattr(cfg, name):
-            check_positive_int(name, getattr(cfg, name))
-    if getattr(cfg, "seed", 0) < 0:
-        raise ValueError(f"seed must be >= 0, got {cfg.seed}")
-
-
-def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
-               seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
-               correlation: str = "none", snapshot_every: int | None = None,
-               device: str = "cpu", init: str = "xavier") -> Arrays:
-    """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
-    batched program on ``device`` and keep the lowest-loss one per point. ``init``: see
-    :func:`~interp_repro.superposition.model.init_std`.
-
-    Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
-    """
-    check_positive_int("n_features", n)
-    check_positive_int("n_hidden", m)
-    check_positive_int("seeds", seeds)
-    density = np.asarray(density, dtype=np.float64)
-    check_fraction("density", density)
-    points = density.shape[0]
-    importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
-    rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
-    rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
-    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed), init).to(select_device(device))
-    res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
-                correlation=correlation, snapshot_every=snapshot_every, desc=desc)
-    all_loss = res.loss.reshape(points, seeds)
-    best = np.arange(points) * seeds + all_loss.argmin(axis=1)
-    out = {"W": res.W[best], "b": res.b[best], "loss": all_loss.min(axis=1), "all_loss": all_loss}
-    if res.W_out is not None:
-        out["W_out"] = res.W_out[best]
-    if snapshot_every:
-        out.update(snapshot_steps=res.snapshot_steps, snapshot_W=res.snapshot_W[:, best],
-                   snapshot_loss=res.snapshot_loss[:, best])
-    return out
+from interp_repro.superposition.model import INITS
+from interp_repro.superposition.train import train_best
 
 
 def _log_densities(first: float, last: float, count: int) -> tuple[float, ...]:
     return tuple(float(v) for v in np.geomspace(first, last, count))
 
 
-# --- (a) five features in two dimensions --------------------------------------------------------
+@dataclass(frozen=True)
+class Recipe(Preset):
+    """How a config's models train (:func:`~interp_repro.superposition.train.train_best`): AdamW
+    steps, the batch size and the seed."""
+
+    steps: int = 6000
+    batch: int = 1024
+    seed: int = 0
+
+    def __post_init__(self):
+        check_positive_int("steps", self.steps)
+        check_positive_int("batch", self.batch)
+        check_nonnegative("seed", self.seed)
+
 
 @dataclass(frozen=True)
-class IntroConfig(Preset):
-    """5 features into 2 dims, I_i = 0.9^i, density from 1 down to 0.05 (§1, Figure 1)."""
+class DensitySweep(Recipe):
+    """n features into m dims with importances I_i = ``importance_decay``^i: one model per density,
+    the best of ``seeds``, trained at learning rate ``lr``."""
 
     n_features: int = 5
     n_hidden: int = 2
     importance_decay: float = 0.9
+    densities: tuple[float, ...] = (1.0,)
+    seeds: int = 1
+    lr: float = 1e-3
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_positive_int("n_features", self.n_features)
+        check_positive_int("n_hidden", self.n_hidden)
+        check_positive_int("seeds", self.seeds)
+        check_fraction("densities", self.densities)
+        check_positive("lr", self.lr)
+
+
+def _train_sweep(kind: str, cfg: DensitySweep, desc: str) -> Arrays:
+    """Train the ``kind`` model of :class:`DensitySweep` ``cfg``; also returns ``density`` and
+    ``importance``."""
+    importance = decaying_importance(cfg.importance_decay, cfg.n_features)
+    res = train_best(kind, cfg.n_features, cfg.n_hidden, importance, np.array(cfg.densities),
+                     seeds=cfg.seeds, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed, lr=cfg.lr,
+                     desc=desc)
+    return {**res, "density": np.array(cfg.densities), "importance": importance}
+
+
+# --- (a) five features in two dimensions --------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntroConfig(DensitySweep):
+    """5 features into 2 dims, I_i = 0.9^i, density from 1 down to 0.05 (§1, Figure 1)."""
+
     densities: tuple[float, ...] = _log_densities(1.0, 0.05, 10)
     seeds: int = 6
-    steps: int = 6000
-    batch: int = 1024
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(densities=_log_densities(1.0, 0.05, 6), seeds=4, steps=3000),
@@ -111,29 +114,18 @@ class IntroConfig(Preset):
         "paper": dict(densities=_log_densities(1.0, 0.05, 20), seeds=16, steps=10_000),
     }
 
-    def __post_init__(self):
-        _check_common(self)
-        check_fraction("densities", self.densities)
-
 
 def run_intro(cfg: IntroConfig) -> Arrays:
     """Train the ReLU-output model at every density, keeping the best of ``cfg.seeds``."""
-    def compute() -> Arrays:
-        importance = cfg.importance_decay ** np.arange(cfg.n_features)
-        out = train_best("relu", cfg.n_features, cfg.n_hidden, importance, np.array(cfg.densities),
-                         seeds=cfg.seeds, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
-                         desc="5->2 across sparsity")
-        return {**out, "density": np.array(cfg.densities), "importance": importance}
-    return cached("superposition/intro", cfg, compute)
+    return cached("superposition/intro", cfg, lambda: _train_sweep("relu", cfg, "5->2 across sparsity"))
 
 
 def intro_claims(res: Arrays) -> dict[str, Any]:
     """Dense: how many features and whether they are the top 2; sparse: pentagon and bias sign."""
     dense, sparse = res["W"][0], res["W"][-1]
-    rep_dense = represented(dense)
     return {
-        "superposition.five_two_dense_count": int(rep_dense.sum()),
-        "superposition.five_two_dense_top2": bool(rep_dense[:2].all() and rep_dense.sum() == 2),
+        "superposition.five_two_dense_count": int(represented(dense).sum()),
+        "superposition.five_two_dense_top2": bool(keeps_top(dense, 2)),
         "superposition.five_two_sparse_count": int(represented(sparse).sum()),
         "superposition.five_two_pentagon_error": pentagon_error_degrees(sparse),
         "superposition.five_two_sparse_bias_max": float(res["b"][-1].max()),
@@ -141,7 +133,7 @@ def intro_claims(res: Arrays) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class PentagonConfig(Preset):
+class PentagonConfig(Recipe):
     """Non-uniform superposition: the sparse 5 -> 2 pentagon with feature 0's importance multiplied
     by each of ``factors``, the other four at importance 1 (§"Non-uniform superposition")."""
 
@@ -150,9 +142,6 @@ class PentagonConfig(Preset):
     density: float = 0.05
     factors: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 5.0)
     seeds: int = 6
-    steps: int = 6000
-    batch: int = 1024
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(seeds=4, steps=3000),
@@ -161,10 +150,12 @@ class PentagonConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("n_features", self.n_features)
+        check_positive_int("seeds", self.seeds)
         check_fraction("density", self.density)
-        if min(self.factors) <= 0:
-            raise ValueError(f"importance factors must be positive, got {self.factors}")
+        for factor in self.factors:
+            check_positive("importance factor", factor)
         if self.n_hidden != 2:
             raise ValueError(f"the pentagon lives in 2 hidden dimensions, got n_hidden={self.n_hidden}")
 
@@ -194,7 +185,7 @@ SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)
 
 
 @dataclass(frozen=True)
-class DemoConfig(Preset):
+class DemoConfig(Recipe):
     """Linear vs ReLU-output models across sparsity (§2, Figures 2-3).
 
     Small: n = 20, m = 5, I_i = 0.7^i; large: n = 80, m = 20, I_i = 0.9^i.
@@ -203,9 +194,6 @@ class DemoConfig(Preset):
     sizes: tuple[tuple[int, int, float], ...] = ((20, 5, 0.7), (80, 20, 0.9))
     sparsities: tuple[float, ...] = SPARSITIES
     seeds: int = 1
-    steps: int = 6000
-    batch: int = 1024
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(sizes=((20, 5, 0.7),), seeds=2, steps=3000),
@@ -214,7 +202,8 @@ class DemoConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("seeds", self.seeds)
         check_fraction("density 1 - sparsity", [1 - s for s in self.sparsities])
 
 
@@ -226,7 +215,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
             name = f"{kind}_{n}x{m}"
 
             def compute(kind=kind, n=n, m=m, decay=decay, name=name) -> Arrays:
-                importance = decay ** np.arange(n)
+                importance = decaying_importance(decay, n)
                 density = 1 - np.array(cfg.sparsities)
                 res = train_best(kind, n, m, importance, density, seeds=cfg.seeds,
                                  steps=cfg.steps, batch=cfg.batch, seed=cfg.seed, desc=name)
@@ -240,13 +229,11 @@ def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, An
     at the first sparsity where it represents more than m features, the share of shared features
     that form antipodal pairs."""
     lin, relu = res[f"linear_{n}x{m}"], res[f"relu_{n}x{m}"]
-    top_m = np.arange(n) < m
-    exact = [bool(np.array_equal(represented(W), top_m)) for W in lin["W"]]
     beyond = [W for W in relu["W"] if represented(W).sum() > m]
     return {
         "superposition.antipodal_first_share": antipodal_share(beyond[0]) if beyond else 0.0,
-        "superposition.linear_top_m": float(np.mean(exact)),
-        "superposition.dense_relu_frobenius": float((relu["W"][0] ** 2).sum()),
+        "superposition.linear_top_m": float(keeps_top(lin["W"], m).mean()),
+        "superposition.dense_relu_frobenius": squared_frobenius(relu["W"][0]),
         "superposition.sparse_relu_represented": int(represented(relu["W"][-1]).sum()),
     }
 
@@ -254,7 +241,7 @@ def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, An
 # --- (c) phase diagrams -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PhaseConfig(Preset):
+class PhaseConfig(Recipe):
     """Phase diagram of the last ("extra") feature: 2 -> 1 or 3 -> 2 (§"Phase change").
 
     The other features have importance 1; the extra one r, from 0.1 to 10 (log); density 1 to 0.01
@@ -271,7 +258,6 @@ class PhaseConfig(Preset):
     steps: int = 3000
     batch: int = 512
     lr: float = 1e-2
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(grid=8, seeds=3, steps=2000),
@@ -280,8 +266,11 @@ class PhaseConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("n_features", self.n_features)
+        check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("grid", self.grid)
+        check_positive_int("seeds", self.seeds)
         if self.n_hidden >= self.n_features:
             raise ValueError(f"a phase diagram needs n_hidden < n_features, got {self.n_hidden} "
                              f">= {self.n_features}")
@@ -322,38 +311,25 @@ def phase_claims(res: Arrays) -> dict[str, Any]:
     """2 -> 1: share of cells in superposition above the density bound (4/7, reached at r = 1,
     the tip of the analytic superposition wedge), agreement with the analytic phases, and the share
     of cells whose extra feature is caught half-way (a first-order transition leaves few)."""
-    s, r = np.meshgrid(res["density"], res["importance"], indexing="ij")
-    above = res["density"] > superposition_density_bound(1.0)
-    analytic = analytic_phase(2)(s, r)
     return {
-        "superposition.phase_superposition_above_bound": float((res["phase"][above] == 1).mean()),
-        "superposition.phase_agreement": float((res["phase"] == analytic).mean()),
+        "superposition.phase_superposition_above_bound":
+            superposition_share_above_bound(res["phase"], res["density"]),
+        "superposition.phase_agreement": analytic_agreement(res["phase"], res["density"],
+                                                            res["importance"], 2),
         "superposition.phase_intermediate_norm": intermediate_norm_share(res["W"]),
     }
 
 
 def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
     """3 -> 2: share of grid cells whose trained phase is that of the lowest-loss candidate."""
-    s, r = np.meshgrid(res["density"], res["importance"], indexing="ij")
-    return {"superposition.phase_3_2_agreement": float((res["phase"] == analytic_phase(3)(s, r)).mean())}
-
-
-def superposition_above_bound(res: Arrays) -> list[dict[str, float]]:
-    """The 2 -> 1 cells above the density bound that trained into superposition, each with its
-    trained loss beside the lowest of the three analytic candidate losses."""
-    rows = []
-    bound = superposition_density_bound(1.0)
-    for i, j in np.argwhere((res["phase"] == 1) & (res["density"][:, None] > bound)):
-        s, r = res["density"][i], res["importance"][j]
-        rows.append({"density": float(s), "r": float(r), "trained loss": float(res["loss"][i, j]),
-                     "best analytic loss": float(analytic_losses_2_1(s, r).min())})
-    return rows
+    return {"superposition.phase_3_2_agreement": analytic_agreement(res["phase"], res["density"],
+                                                                    res["importance"], 3)}
 
 
 # --- (d) geometry and (f) learning dynamics ----------------------------------------------------
 
 @dataclass(frozen=True)
-class GeometryConfig(Preset):
+class GeometryConfig(Recipe):
     """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``
     (§"The geometry of superposition", Figures on dimensions per feature).
 
@@ -368,9 +344,7 @@ class GeometryConfig(Preset):
     points: int = 30
     max_inverse_density: float = 100.0
     steps: int = 10_000
-    batch: int = 1024
     init: str = "notebook"
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(n_features=100, n_hidden=10, points=10, steps=3000, batch=512),
@@ -379,10 +353,11 @@ class GeometryConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("n_features", self.n_features)
+        check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("points", self.points)
-        if self.init not in INITS:
-            raise ValueError(f"unknown init {self.init!r}: choose one of {INITS}")
+        check_choices("init", (self.init,), INITS)
         if not self.max_inverse_density > 1:
             raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
 
@@ -402,47 +377,28 @@ def run_geometry(cfg: GeometryConfig) -> Arrays:
     return cached("superposition/geometry", cfg, compute)
 
 
-PLATEAU_TOL = 0.05
-"""D* counts as on a plateau when within this of its level (ours)."""
-
-
-def _plateau_ratio(inv: np.ndarray, dstar: np.ndarray, level: float) -> float:
-    lo, hi = plateau_span(inv, dstar, level, PLATEAU_TOL)
-    return 0.0 if np.isnan(lo) else float(hi / lo)
-
-
-def packed_dims(res: Arrays) -> np.ndarray:
-    """The D_i of every feature of the sweep's packed models: features sparse enough to share
-    (1/(1-S) >= 2) and D* >= 3/8, the smallest named fraction, so that every fraction is reachable."""
-    packed = (1 / res["density"] >= 2) & (res["dstar"] >= FRACTIONS["3/8"])
-    return res["dims"][packed].ravel()
-
-
 def geometry_claims(res: Arrays) -> dict[str, Any]:
     """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the packed
-    models' D_i cluster at the named fractions (:func:`packed_dims`), and sum_i D_i / m."""
-    inv = 1 / res["density"]
-    m = res["W"].shape[-2]
-    dims = packed_dims(res)
+    models' D_i cluster at the named fractions (:func:`~.measures.packed_dims`), and sum_i D_i / m."""
+    density, dstar, dims = res["density"], res["dstar"], res["dims"]
     return {
-        "superposition.dstar_one_plateau": _plateau_ratio(inv, res["dstar"], 1.0),
-        "superposition.dstar_half_plateau": _plateau_ratio(inv, res["dstar"], 0.5),
-        "superposition.dims_near_fractions": (nearest_fraction_share(dims) / chance_fraction_share()
-                                              if dims.size else 0.0),
-        "superposition.sum_dims_over_m": float(np.median(res["dims"][inv >= 2].sum(-1) / m)),
+        "superposition.dstar_one_plateau": plateau_ratio(density, dstar, 1.0),
+        "superposition.dstar_half_plateau": plateau_ratio(density, dstar, 0.5),
+        "superposition.dims_near_fractions": clustering_over_chance(packed_dims(density, dstar, dims)),
+        "superposition.sum_dims_over_m": median_dims_per_hidden(density, dims, res["W"].shape[-2]),
     }
 
 
 @dataclass(frozen=True)
-class DynamicsConfig(Preset):
+class DynamicsConfig(Recipe):
     """One sparse uniform-importance model with snapshots (§"Learning dynamics")."""
 
     n_features: int = 100
     n_hidden: int = 10
     density: float = 0.1
-    steps: int = 20_000
     snapshot_every: int = 100
-    batch: int = 1024
+    """Steps between snapshots of W and of the batch loss (the last step is always kept)."""
+    steps: int = 20_000
     seed: int = 3
 
     PRESETS: ClassVar = {
@@ -452,7 +408,9 @@ class DynamicsConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("n_features", self.n_features)
+        check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("snapshot_every", self.snapshot_every)
         check_fraction("density", self.density)
 
@@ -472,16 +430,16 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
 # --- (e) correlated and anticorrelated features -------------------------------------------------
 
 @dataclass(frozen=True)
-class CorrelationConfig(Preset):
+class CorrelationConfig(Recipe):
     """Pairs of correlated or anticorrelated features, uniform importance (§"Non-uniform")."""
 
     n_pairs: int = 2
+    """Features 2j and 2j + 1 form pair j: ``2 * n_pairs`` features in all."""
     n_hidden: int = 2
     density: float = 0.05
+    """Each feature's probability of being present; at most 1/2, so that an anticorrelated pair can
+    hold one present feature with probability 2 * density."""
     seeds: int = 8
-    steps: int = 6000
-    batch: int = 1024
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(seeds=4, steps=3000),
@@ -490,8 +448,9 @@ class CorrelationConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
         check_positive_int("n_pairs", self.n_pairs)
+        check_positive_int("seeds", self.seeds)
         check_fraction("density", self.density)
         if self.density > 0.5:
             raise ValueError(f"anticorrelated pairs need density <= 0.5, got {self.density}")
@@ -512,19 +471,16 @@ def run_correlation(cfg: CorrelationConfig) -> dict[str, Arrays]:
 
 def correlation_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     """Mean cosine within each pair: ~0 (orthogonal) if correlated, ~-1 (antipodal) if anti."""
-    def within(W):
-        pairs = [(2 * j, 2 * j + 1) for j in range(W.shape[-1] // 2)]
-        return float(pair_cosines(W[0], pairs).mean())
     return {
-        "superposition.correlated_pair_abs_cos": abs(within(res["correlated"]["W"])),
-        "superposition.anticorrelated_pair_cos": within(res["anticorrelated"]["W"]),
+        "superposition.correlated_pair_abs_cos": abs(mean_pair_cosine(res["correlated"]["W"][0])),
+        "superposition.anticorrelated_pair_cos": mean_pair_cosine(res["anticorrelated"]["W"][0]),
     }
 
 
 # --- (g) privileged basis -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PrivilegedConfig(Preset):
+class PrivilegedConfig(DensitySweep):
     """h = ReLU(W x), x' = ReLU(W^T h + b); n = 10, m = 5, I_i = 0.75^i (§"Privileged basis").
 
     ``ci`` trains 3,000 steps, with a learning rate of 1e-2 instead of the paper's 1e-3 so that
@@ -537,9 +493,6 @@ class PrivilegedConfig(Preset):
     densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01)
     seeds: int = 6
     steps: int = 10_000
-    batch: int = 1024
-    lr: float = 1e-3
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(densities=(1.0, 0.1, 0.01), seeds=6, steps=3000, lr=1e-2),
@@ -547,20 +500,11 @@ class PrivilegedConfig(Preset):
         "paper": dict(seeds=200),
     }
 
-    def __post_init__(self):
-        _check_common(self)
-        check_fraction("densities", self.densities)
-
 
 def run_privileged(cfg: PrivilegedConfig) -> Arrays:
     """Best-of-seeds hidden-ReLU models at each density."""
-    def compute() -> Arrays:
-        importance = cfg.importance_decay ** np.arange(cfg.n_features)
-        res = train_best("hidden_relu", cfg.n_features, cfg.n_hidden, importance,
-                         np.array(cfg.densities), seeds=cfg.seeds, steps=cfg.steps,
-                         batch=cfg.batch, seed=cfg.seed, lr=cfg.lr, desc="privileged basis")
-        return {**res, "density": np.array(cfg.densities)}
-    return cached("superposition/privileged", cfg, compute)
+    return cached("superposition/privileged", cfg,
+                  lambda: _train_sweep("hidden_relu", cfg, "privileged basis"))
 
 
 def privileged_claims(res: Arrays) -> dict[str, Any]:
@@ -574,7 +518,7 @@ def privileged_claims(res: Arrays) -> dict[str, Any]:
 # --- (h) computation in superposition: absolute value -------------------------------------------
 
 @dataclass(frozen=True)
-class AbsConfig(Preset):
+class AbsConfig(Recipe):
     """y = |x|, x_i uniform on [-1, 1] when present (§"Computation in superposition").
 
     ``dense``: n = 3 features on m = 6 neurons at density 1. ``sweep``: n = 100, m = 40,
@@ -586,9 +530,6 @@ class AbsConfig(Preset):
     importance_decay: float = 0.8
     densities: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001)
     seeds: int = 8
-    steps: int = 6000
-    batch: int = 1024
-    seed: int = 0
 
     PRESETS: ClassVar = {
         "ci": dict(seeds=4, steps=3000, densities=(1.0, 0.1, 0.01)),
@@ -597,7 +538,8 @@ class AbsConfig(Preset):
     }
 
     def __post_init__(self):
-        _check_common(self)
+        super().__post_init__()
+        check_positive_int("seeds", self.seeds)
         check_fraction("densities", self.densities)
 
 
@@ -610,7 +552,7 @@ def run_abs(cfg: AbsConfig) -> dict[str, Arrays]:
 
     def sweep() -> Arrays:
         n, m = cfg.sweep_size
-        res = train_best("abs", n, m, cfg.importance_decay ** np.arange(n),
+        res = train_best("abs", n, m, decaying_importance(cfg.importance_decay, n),
                          np.array(cfg.densities), seeds=1, steps=cfg.steps, batch=cfg.batch,
                          seed=cfg.seed, desc="abs, sparsity sweep")
         return {**res, "density": np.array(cfg.densities)}

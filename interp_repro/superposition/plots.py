@@ -1,4 +1,5 @@
-"""Figures for the superposition chapters. Each function takes a run's arrays and returns a Figure."""
+"""Figures for the superposition chapters. Each function takes a run's arrays and returns a Figure;
+every quantity it shows beyond those arrays comes from :mod:`.measures`."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -6,13 +7,19 @@ import plotly.graph_objects as go
 from matplotlib.colors import ListedColormap
 from plotly.subplots import make_subplots
 
-from interp_repro.superposition.metrics import (
+from interp_repro.superposition.measures import (
     FRACTIONS,
+    PHASES,
+    REGULAR_GAP,
+    analytic_losses_2_1,
+    analytic_phase,
+    chance_fraction_share,
     feature_norms,
+    gram,
+    packed_dims,
     represented,
     superposition,
 )
-from interp_repro.superposition.phase import PHASES, analytic_losses_2_1, analytic_phase
 
 PHASE_COLOURS = ListedColormap(["#d9d9d9", "#4c72b0", "#dd8452"])
 
@@ -49,8 +56,7 @@ def gram_and_norms(W: np.ndarray, sparsities: np.ndarray, label: str):
     k = W.shape[0]
     fig, axes = plt.subplots(2, k, figsize=(1.9 * k, 4.4), gridspec_kw={"height_ratios": [1, 1.1]})
     for j in range(k):
-        gram = W[j].T @ W[j]
-        axes[0, j].imshow(gram, cmap="RdBu", vmin=-1, vmax=1)
+        axes[0, j].imshow(gram(W[j]), cmap="RdBu", vmin=-1, vmax=1)
         axes[0, j].set(xticks=[], yticks=[], title=f"S = {sparsities[j]:g}")
         norms, sup = feature_norms(W[j]), superposition(W[j])
         colours = plt.cm.viridis(np.clip(sup, 0, 1))
@@ -74,7 +80,7 @@ def gram_and_vectors(W: np.ndarray, sparsities: np.ndarray, label: str) -> go.Fi
     for j in range(k):
         visible = j == k - 1
         sup = superposition(W[j])
-        fig.add_trace(go.Heatmap(z=W[j].T @ W[j], x=features, visible=visible,
+        fig.add_trace(go.Heatmap(z=gram(W[j]), x=features, visible=visible,
                                  hovertemplate="W_i . W_j = %{z:.3f}<br>%{y}, %{x}<extra></extra>", **heat),
                       row=1, col=1)
         fig.add_trace(go.Heatmap(z=W[j].T, x=[f"dim {d}" for d in range(m)], visible=visible,
@@ -151,12 +157,13 @@ def first_order(res: dict, row: int):
     return fig
 
 
-def neighbour_gaps(res: dict, regular: float):
+def neighbour_gaps(res: dict):
     """The mean angular gap between the perturbed feature and its neighbours against its importance
-    factor, with the regular pentagon's gap dashed."""
+    factor, with the regular pentagon's gap (:data:`~.measures.REGULAR_GAP`) dashed."""
     fig, ax = plt.subplots(figsize=(4.6, 3.2))
     ax.plot(res["factor"], res["gap"], marker="o", color="k")
-    ax.axhline(regular, color="grey", ls="--", lw=1, label=f"regular pentagon ({regular:g} degrees)")
+    ax.axhline(REGULAR_GAP, color="grey", ls="--", lw=1,
+               label=f"regular pentagon ({REGULAR_GAP:g} degrees)")
     ax.set(xscale="log", xlabel="importance factor of feature 0",
            ylabel="gap to its neighbours (degrees)")
     ax.legend(fontsize=8)
@@ -198,10 +205,13 @@ def feature_dimensionality_scatter(res: dict):
     return fig
 
 
-def dims_histogram(dims: np.ndarray, chance_share: float, min_dim: float = 0.1):
-    """A histogram of learned features' D_i (those above ``min_dim``) with the named fractions
-    dotted, and the height a uniform spread of the same features over (``min_dim``, 1] would give."""
+def dims_histogram(res: dict, min_dim: float = 0.1):
+    """A histogram of the D_i of a geometry sweep's packed models (:func:`~.measures.packed_dims`)
+    above ``min_dim``, with the named fractions dotted, and the height a uniform spread of as many
+    features over (``min_dim``, 1] would give (:func:`~.measures.chance_fraction_share`)."""
     fig, ax = plt.subplots(figsize=(6, 3.2))
+    dims = packed_dims(res["density"], res["dstar"], res["dims"])
+    chance_share = chance_fraction_share(min_dim=min_dim)
     learned = dims[dims > min_dim]
     bins = np.linspace(min_dim, 1.0, 73)
     ax.hist(learned, bins=bins, color="C0")

@@ -2,6 +2,7 @@
 
 AdamW (lr 1e-3, weight decay 0.01, constant rate), batch 1024, loss
 L = sum_i I_i (y_i - y'_i)^2 averaged over the batch, summed over the K independent instances.
+:func:`train_best` trains several seeds per setting at once and keeps the lowest-loss one.
 """
 
 from dataclasses import dataclass
@@ -9,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_positive_int, progress, torch_generator
+from interp_repro.core import check_fraction, check_positive_int, progress, select_device, torch_generator
+from interp_repro.core.units import Arrays
 from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.model import ToyModel
 
@@ -126,3 +128,36 @@ def evaluate(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *
                             correlation=correlation)
         total += instance_loss(model, x, importance)
     return (total / batches).cpu().numpy()
+
+
+def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
+               seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
+               correlation: str = "none", snapshot_every: int | None = None,
+               device: str = "cpu", init: str = "xavier") -> Arrays:
+    """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
+    batched program on ``device`` and keep the lowest-loss one per point. ``init``: see
+    :func:`~interp_repro.superposition.model.init_std`.
+
+    Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
+    """
+    check_positive_int("n_features", n)
+    check_positive_int("n_hidden", m)
+    check_positive_int("seeds", seeds)
+    density = np.asarray(density, dtype=np.float64)
+    check_fraction("density", density)
+    points = density.shape[0]
+    importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
+    rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
+    rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
+    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed), init).to(select_device(device))
+    res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
+                correlation=correlation, snapshot_every=snapshot_every, desc=desc)
+    all_loss = res.loss.reshape(points, seeds)
+    best = np.arange(points) * seeds + all_loss.argmin(axis=1)
+    out = {"W": res.W[best], "b": res.b[best], "loss": all_loss.min(axis=1), "all_loss": all_loss}
+    if res.W_out is not None:
+        out["W_out"] = res.W_out[best]
+    if snapshot_every:
+        out.update(snapshot_steps=res.snapshot_steps, snapshot_W=res.snapshot_W[:, best],
+                   snapshot_loss=res.snapshot_loss[:, best])
+    return out
