@@ -36,6 +36,26 @@ def test_pairs_and_split():
 
 
 @pytest.mark.parametrize("arch", ["attention", "mlp_add", "mlp_concat"])
+def test_the_reference_init_has_zhongs_scales_and_fan_in_its_own(arch):
+    """Zhong et al.'s code: W_in N(0, 1/d_mlp), W_out N(0, 1/d_model), W_U N(0, 1/p), the rest
+    N(0, 1/d_model); the fan_in init divides every matrix by its fan-in instead."""
+    p, d, d_mlp = 59, 128, 512
+    d_in = 2 * d if arch == "mlp_concat" else d
+    d_unembed = d if arch == "attention" else d_mlp
+    reference = ModAddNet(1, p, arch, torch_generator(0), d_model=d, d_mlp=d_mlp)
+    fan_in = ModAddNet(1, p, arch, torch_generator(0), d_model=d, d_mlp=d_mlp, init="fan_in")
+    expected = {"W_E": (d, d), "W_in": (d_mlp, d_in), "W_U": (p, d_unembed)}
+    if arch == "attention":
+        expected |= {"W_Q": (d, d), "W_O": (d, d), "W_out": (d, d_mlp)}
+    for name, (ref_scale, fan_scale) in expected.items():
+        for model, scale in ((reference, ref_scale), (fan_in, fan_scale)):
+            std = getattr(model, name).std().item()
+            assert std == pytest.approx(1 / math.sqrt(scale), rel=0.1), (name, std)
+    with pytest.raises(ValueError, match="unknown init"):
+        ModAddNet(1, p, arch, torch_generator(0), init="xavier")
+
+
+@pytest.mark.parametrize("arch", ["attention", "mlp_add", "mlp_concat"])
 def test_shapes(arch):
     model = ModAddNet(3, 7, arch, torch_generator(0), **SMALL)
     a, b, _ = all_pairs(7)

@@ -24,7 +24,7 @@ from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
-from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.modular_addition.model import INITS, ModAddNet
 from interp_repro.modular_addition.train import train
 from interp_repro.topology import persistence
 
@@ -54,9 +54,11 @@ class TrainSpec:
     n_heads: int
     d_mlp: int
     eval_every: int
+    init: str = "reference"
 
     def __post_init__(self):
         check_choices("architecture", (self.architecture,), ARCHITECTURES)
+        check_choices("init", (self.init,), INITS)
         check_modulus(self.p)
         for name in ("steps", "d_model", "n_heads", "d_mlp", "eval_every"):
             check_positive_int(name, getattr(self, name))
@@ -68,7 +70,7 @@ class TrainSpec:
         """An untrained single-instance network of this architecture and size."""
         kind, rate = ARCHITECTURES[self.architecture]
         return ModAddNet(1, self.p, kind, torch.Generator(), rate=rate, d_model=self.d_model,
-                         n_heads=self.n_heads, d_mlp=self.d_mlp)
+                         n_heads=self.n_heads, d_mlp=self.d_mlp, init=self.init)
 
 
 def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
@@ -79,7 +81,7 @@ def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
         kind, rate = ARCHITECTURES[spec.architecture]
         res = train(kind, spec.p, [spec.seed], steps=spec.steps, rate=rate, lr=spec.lr,
                     weight_decay=spec.weight_decay, train_frac=spec.train_frac, eval_every=spec.eval_every,
-                    d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp,
+                    d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp, init=spec.init,
                     desc=f"{spec.architecture} seed {spec.seed}")
         out = {f"param.{k}": v.detach().numpy() for k, v in res.model.state_dict().items()}
         curves = {"steps": res.steps, "train_loss": res.train_loss, "test_loss": res.test_loss,
@@ -113,6 +115,7 @@ class ModAddConfig(Preset):
     n_heads: int = 4
     d_mlp: int = 512
     eval_every: int = 25
+    init: str = "reference"
     min_cluster: int = 4
     max_clusters: int = 3
     n_landmarks: int = 200
@@ -132,7 +135,7 @@ class ModAddConfig(Preset):
 
     def spec(self, architecture: str, seed: int) -> TrainSpec:
         return TrainSpec(architecture, self.p, seed, self.steps, self.lr, self.weight_decay, self.train_frac,
-                         self.d_model, self.n_heads, self.d_mlp, self.eval_every)
+                         self.d_model, self.n_heads, self.d_mlp, self.eval_every, self.init)
 
 
 def _analysis_key(cfg: ModAddConfig, spec: TrainSpec) -> dict:

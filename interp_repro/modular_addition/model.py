@@ -11,8 +11,14 @@ Architectures (Moisescu-Pareja et al. 2025, §2; Zhong et al. 2023, §3):
 - ``mlp_concat``: logits = W_U ReLU(W_in [E_a; E_b] + b_in).
 
 Only the last position's logits enter the loss, so the transformer computes the query, the MLP and
-the unembedding at the last position only. Initialisation (ours): every weight matrix N(0, 1/fan_in),
-biases zero.
+the unembedding at the last position only. Initialisation (:data:`INITS`), biases zero:
+
+- ``reference`` (default): the scales of Zhong et al.'s code (``code/train-main.py``, after Nanda et
+  al.): token and position embeddings, W_Q, W_K, W_V, W_O and the MLP's W_out N(0, 1/d_model), the
+  MLP's W_in N(0, 1/d_mlp), the unembedding N(0, 1/p); the MLP-only architectures take the same
+  scales for the weights they have;
+- ``fan_in``: every weight matrix N(0, 1/fan_in), this project's first choice, kept to measure how
+  much the initialisation matters.
 """
 
 import math
@@ -20,22 +26,25 @@ import math
 import torch
 from torch import nn
 
-from interp_repro.core import check_positive_int, check_probability
+from interp_repro.core import check_choices, check_positive_int, check_probability
 from interp_repro.modular_addition.data import check_modulus
 
 ARCHITECTURES = ("attention", "mlp_add", "mlp_concat")
+INITS = ("reference", "fan_in")
 
 
-def _normal(shape: tuple[int, ...], fan_in: int, generator: torch.Generator) -> nn.Parameter:
-    return nn.Parameter(torch.randn(shape, generator=generator) / math.sqrt(fan_in))
+def _normal(shape: tuple[int, ...], scale: int, generator: torch.Generator) -> nn.Parameter:
+    """N(0, 1/scale) entries."""
+    return nn.Parameter(torch.randn(shape, generator=generator) / math.sqrt(scale))
 
 
 class ModAddNet(nn.Module):
     """K networks of one ``architecture`` for (a + b) mod ``p``; ``rate`` is the attention rate
-    (``attention`` only, any value in [0, 1])."""
+    (``attention`` only, any value in [0, 1]); ``init`` one of :data:`INITS`."""
 
     def __init__(self, n_instances: int, p: int, architecture: str, generator: torch.Generator, *,
-                 rate: float = 1.0, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512):
+                 rate: float = 1.0, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512,
+                 init: str = "reference"):
         super().__init__()
         if architecture not in ARCHITECTURES:
             raise ValueError(f"unknown architecture {architecture!r}: choose one of {ARCHITECTURES}")
@@ -47,6 +56,8 @@ class ModAddNet(nn.Module):
                             ("d_mlp", d_mlp)):
             check_positive_int(name, value)
         check_probability("the attention rate", rate)
+        check_choices("init", (init,), INITS)
+        reference = init == "reference"
         if architecture == "attention" and d_model % n_heads:
             raise ValueError(f"d_model ({d_model}) must be a multiple of n_heads ({n_heads})")
         self.architecture, self.p, self.rate = architecture, p, float(rate)
@@ -59,14 +70,14 @@ class ModAddNet(nn.Module):
             self.W_K = _normal((K, h, d, dh), d, generator)
             self.W_V = _normal((K, h, d, dh), d, generator)
             self.W_O = _normal((K, h, dh, d), d, generator)
-            self.W_out = _normal((K, d_mlp, d), d_mlp, generator)
+            self.W_out = _normal((K, d_mlp, d), d if reference else d_mlp, generator)
             self.b_out = nn.Parameter(torch.zeros(K, 1, d))
             d_in, d_unembed = d, d
         else:
             d_in, d_unembed = (2 * d if architecture == "mlp_concat" else d), d_mlp
-        self.W_in = _normal((K, d_in, d_mlp), d_in, generator)
+        self.W_in = _normal((K, d_in, d_mlp), d_mlp if reference else d_in, generator)
         self.b_in = nn.Parameter(torch.zeros(K, 1, d_mlp))
-        self.W_U = _normal((K, d_unembed, p), d_unembed, generator)
+        self.W_U = _normal((K, d_unembed, p), p if reference else d_unembed, generator)
 
     @property
     def n_instances(self) -> int:

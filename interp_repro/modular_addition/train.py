@@ -48,7 +48,7 @@ def scores(model: ModAddNet, idx: torch.Tensor) -> tuple[np.ndarray, np.ndarray]
 
 def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: float = 1.0, lr: float = 1e-3,
           weight_decay: float = 2.0, train_frac: float = 0.8, eval_every: int = 50, d_model: int = 128,
-          n_heads: int = 4, d_mlp: int = 512, desc: str = "training",
+          n_heads: int = 4, d_mlp: int = 512, init: str = "reference", desc: str = "training",
           quiet: bool | None = None) -> TrainResult:
     """Train one instance per seed in ``seeds``, all stacked. Seed s fixes both instance's split
     (``data.split``) and its initialisation (``torch_generator(s)``), so an instance's result does not
@@ -60,7 +60,7 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
     check_fraction("train_frac", train_frac)
     check_positive("lr", lr)
     instances = [ModAddNet(1, p, architecture, torch_generator(s), rate=rate, d_model=d_model,
-                           n_heads=n_heads, d_mlp=d_mlp) for s in seeds]
+                           n_heads=n_heads, d_mlp=d_mlp, init=init) for s in seeds]
     model = instances[0]
     if len(instances) > 1:
         with torch.no_grad():
