@@ -8,7 +8,7 @@ import torch
 from chapters import exercise_pages
 from scipy.integrate import solve_ivp
 
-from interp_repro.abstraction import kernel_abstraction, kernel_from_spectrum
+from interp_repro.abstraction.measures import kernel_abstraction, kernel_from_spectrum
 from interp_repro.core import torch_generator
 from interp_repro.exercises import abstraction as ab
 from interp_repro.exercises import modular_addition as ma
@@ -16,8 +16,8 @@ from interp_repro.exercises import schur_rnn as sr
 from interp_repro.exercises import superposition as sp
 from interp_repro.modular_addition.measures import simple_neuron_fit
 from interp_repro.schur_rnn.measures import ordered_real_schur
-from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.measures import analytic_losses_2_1
+from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.train import evaluate
 
 # --- superposition ---------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from interp_repro.abstraction.theory import terminal_abstraction
+from interp_repro.abstraction.measures import terminal_abstraction
 from interp_repro.core import SCALES, ConfigError, cached
 from interp_repro.core.parallel import DASK_ENV, Job, run_jobs
 from interp_repro.modular_addition.data import split

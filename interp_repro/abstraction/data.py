@@ -22,20 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interp_repro.core.seeding import numpy_rng
-from interp_repro.core.validate import check_positive_int
+from interp_repro.core import check_nonnegative, check_positive_int, numpy_rng
 
 CLASSES = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 """The four classes as (s, c), in the order every 4 x 4 class kernel uses."""
-
-MODES = ("G", "S", "C", "SC")
-"""Names of the Walsh modes: global mean, shape, colour, shape x colour (interaction)."""
 
 DESIGN = np.array([[1.0, s, c, s * c] for s, c in CLASSES])
 """(class, mode) matrix of the signs (1, s, c, sc): class means are DESIGN @ diag(a) @ directions."""
 
 WALSH_BASIS = DESIGN.T / 2
-"""Orthonormal Walsh vectors as rows, in :data:`MODES` order: G = (1,1,1,1)/2, S = (1,1,-1,-1)/2, ..."""
+"""Orthonormal Walsh vectors as rows, in the order of the modes G (global mean), S (shape), C (colour)
+and SC (shape x colour, the interaction): G = (1,1,1,1)/2, S = (1,1,-1,-1)/2, ..."""
 
 
 def check_nu(name: str, nu) -> np.ndarray:
@@ -53,22 +50,15 @@ def check_nu(name: str, nu) -> np.ndarray:
     return arr
 
 
-def _check_nonneg(name: str, value: float) -> float:
-    value = float(value)
-    if not (np.isfinite(value) and value >= 0.0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
-
-
 def walsh_spectrum_of(nu: float, lambda_s: float = 1.0, lambda_g: float = 0.0,
                       lambda_c: float = 1.0) -> np.ndarray:
     """The class-kernel eigenvalues (lambda_G, lambda_S, lambda_C, lambda_SC) for a given nu (derived)."""
     nu = float(check_nu("nu", nu))
-    lambda_s = _check_nonneg("lambda_s", lambda_s)
+    lambda_s = check_nonnegative("lambda_s", lambda_s)
     if lambda_s == 0.0:
         raise ValueError("lambda_s must be > 0: nu = lambda_SC / lambda_S needs a shape mode")
-    return np.array([_check_nonneg("lambda_g", lambda_g), lambda_s, _check_nonneg("lambda_c", lambda_c),
-                     nu * lambda_s])
+    lambda_g, lambda_c = check_nonnegative("lambda_g", lambda_g), check_nonnegative("lambda_c", lambda_c)
+    return np.array([lambda_g, lambda_s, lambda_c, nu * lambda_s])
 
 
 @dataclass(frozen=True)
@@ -133,8 +123,8 @@ def two_factor_data(nu_x: float, nu_y: float, n_per_class: int, d_in: int, d_out
         check_positive_int(name, dim)
         if dim < 4:
             raise ValueError(f"{name} must be >= 4 (four orthonormal mode directions), got {dim}")
-    noise_x = _check_nonneg("noise_x", noise_x)
-    noise_y = _check_nonneg("noise_y", noise_y)
+    noise_x = check_nonnegative("noise_x", noise_x)
+    noise_y = check_nonnegative("noise_y", noise_y)
     spec_x = walsh_spectrum_of(nu_x, lambda_s, lambda_g, lambda_c)
     spec_y = walsh_spectrum_of(nu_y, lambda_s, lambda_g, lambda_c)
     rng = numpy_rng(seed)
@@ -143,3 +133,9 @@ def two_factor_data(nu_x: float, nu_y: float, n_per_class: int, d_in: int, d_out
     labels = np.repeat(np.array(CLASSES, dtype=np.int64), n, axis=0)
     return TwoFactorData(X=X, Y=Y, labels=labels, n_per_class=n, input_spectrum=spec_x,
                          target_spectrum=spec_y)
+
+
+def split_per_class(data: TwoFactorData, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks over the samples: the first ``n`` of each class (training), and the rest (held out)."""
+    first = (np.arange(data.labels.shape[0]) % data.n_per_class) < n
+    return first, ~first

@@ -6,60 +6,73 @@ the theory is exact and instant, so it is recomputed. Each ``*_claims`` function
 into the headline numbers that ``claims.toml`` checks.
 """
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import erf
 
-from interp_repro.abstraction.ablation import GeluNetConfig, ablation_table
 from interp_repro.abstraction.data import TwoFactorData, check_nu, two_factor_data
-from interp_repro.abstraction.kernels import (
+from interp_repro.abstraction.measures import (
+    alpha_trajectory,
     attenuation_check,
+    attenuation_violations,
+    concept_scores,
+    deep_terminal,
+    default_times,
+    depth_profile_deviation,
     erf_kernel,
     gelu,
     gelu_kernel,
+    largest_gap,
+    leaky_relu,
     leaky_relu_kernel,
-    monte_carlo_kernel,
-    random_two_factor_kernels,
-    relu_kernel,
-)
-from interp_repro.abstraction.networks import (
-    LEAKY_SLOPE,
-    theory_for,
-    train_deep_linear,
-    train_linear,
-    train_nonlinear,
-)
-from interp_repro.abstraction.theory import (
-    alpha_trajectory,
-    deep_terminal,
-    default_times,
     max_alpha,
+    monte_carlo_kernel,
+    noiseless_cells,
     nu_abstraction,
+    perfectly_abstract,
+    random_two_factor_kernels,
+    relu,
+    relu_kernel,
     terminal_abstraction,
+    theory_for,
+    up_fraction,
 )
-from interp_repro.core import cached, check_positive_int
+from interp_repro.abstraction.model import ACTIVATIONS, LEAKY_SLOPE, block_representations
+from interp_repro.abstraction.train import train_deep_linear, train_gelu_net, train_linear, train_nonlinear
+from interp_repro.core import (
+    cached,
+    check_choices,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    progress,
+)
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 
 Arrays = dict[str, np.ndarray]
 
 
-def _check_data_fields(cfg) -> None:
-    check_nu("nu_x", cfg.nu_x)
-    check_nu("nu_y", cfg.nu_y)
-    for name in ("n_per_class", "width", "steps"):
-        if hasattr(cfg, name):
-            check_positive_int(name, getattr(cfg, name))
-    for name in ("kappa", "lr", "lam"):
-        if hasattr(cfg, name) and not getattr(cfg, name) > 0:
-            raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
+def _stored(kind: str, name: str) -> str:
+    """The key under which a cache entry (a flat ``.npz`` archive) holds the ``kind`` array of ``name``,
+    e.g. ``pre__erf``: only this module reads and writes these keys."""
+    return f"{kind}__{name}"
 
 
-def _data(cfg) -> TwoFactorData:
+def _check_training(cfg) -> None:
+    """The fields of every config that trains a network by gradient descent."""
+    check_positive("kappa", cfg.kappa)
+    check_positive("lr", cfg.lr)
+    check_positive_int("width", cfg.width)
+    check_positive_int("steps", cfg.steps)
+
+
+def _data(cfg, noise_x: float = 0.0) -> TwoFactorData:
     return two_factor_data(cfg.nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
-                           d_out=cfg.d_out, seed=cfg.seed)
+                           d_out=cfg.d_out, seed=cfg.seed, noise_x=noise_x)
 
 
 @dataclass(frozen=True)
@@ -74,6 +87,12 @@ class TwoFactorSetting:
     d_in: int = 8
     d_out: int = 6
     seed: int = 0
+
+    def __post_init__(self):
+        check_nu("nu_x", self.nu_x)
+        check_nu("nu_y", self.nu_y)
+        check_positive("lam", self.lam)
+        check_positive_int("n_per_class", self.n_per_class)
 
 
 # --- two-layer linear network: theory against simulation ---------------------------------------
@@ -90,21 +109,21 @@ class LinearConfig(TwoFactorSetting, Preset):
     joint_lr: float = 0.02
     joint_steps: int = 5000
 
-    PRESETS: ClassVar = {
-        "ci": dict(width=256),
-        "book": dict(),
-        "paper": dict(width=2048, steps=40_000),
-    }
+    PRESETS: ClassVar = {"ci": dict(width=256), "book": dict(), "paper": dict(width=2048, steps=40_000)}
 
     def __post_init__(self):
-        _check_data_fields(self)
+        super().__post_init__()
+        _check_training(self)
+        check_positive("joint_lr", self.joint_lr)
+        check_positive_int("joint_steps", self.joint_steps)
 
 
 def run_linear(cfg: LinearConfig) -> Arrays:
     """Simulate both readouts and evaluate the exact theory at the recorded times.
 
     The theory starts from the simulation's actual initial kernel (finite width), so the two can be
-    compared step for step. ``t_inf``: the terminal law alpha_inf = (1 - sqrt(nu_x nu_y)) / (1 + ...).
+    compared step for step. ``alpha_inf``: the terminal law; ``alpha_x``, ``alpha_y``: the abstraction
+    of the input and of the target.
     """
     def compute() -> Arrays:
         data = _data(cfg)
@@ -122,10 +141,8 @@ def run_linear(cfg: LinearConfig) -> Arrays:
 
 def linear_claims(res: Arrays) -> dict[str, Any]:
     """Theory against simulation over the whole run, and the end of the run against the terminal law."""
-    return {
-        "abstraction.theory_sim_max_gap": float(np.abs(res["alpha"] - res["theory"]).max()),
-        "abstraction.sim_terminal_gap": float(abs(res["alpha"][-1] - res["alpha_inf"])),
-    }
+    return {"abstraction.theory_sim_max_gap": largest_gap(res["alpha"], res["theory"]),
+            "abstraction.sim_terminal_gap": largest_gap(res["alpha"][-1], res["alpha_inf"])}
 
 
 RICH_KAPPA = 0.01
@@ -175,11 +192,9 @@ class TerminalGridConfig(Preset):
         if not self.nus:
             raise ValueError("nus must hold at least one value")
         check_nu("nus", self.nus)
-        for name in ("n_per_class", "width", "steps"):
-            check_positive_int(name, getattr(self, name))
-        for name in ("kappa", "lr", "lam"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        check_positive("lam", self.lam)
+        check_positive_int("n_per_class", self.n_per_class)
+        _check_training(self)
 
 
 def run_terminal_grid(cfg: TerminalGridConfig) -> Arrays:
@@ -207,11 +222,11 @@ def terminal_grid_claims(res: Arrays) -> dict[str, Any]:
     """The terminal law on the noisy cells (nu_x nu_y > 0; on the noiseless ones alpha approaches 1
     without reaching it in finite time), and whether exactly the cells with a noiseless input or
     target end within :data:`PERFECT_TOL` of perfect abstraction."""
-    noiseless = (res["nus"][:, None] == 0) | (res["nus"][None, :] == 0)
-    return {
-        "abstraction.terminal_grid_max_gap": float(np.abs(res["alpha"] - res["law"])[~noiseless].max()),
-        "abstraction.perfect_iff_noiseless": bool(np.array_equal(res["alpha"] >= 1 - PERFECT_TOL, noiseless)),
-    }
+    noiseless = noiseless_cells(res["nus"])
+    perfect = perfectly_abstract(res["alpha"], PERFECT_TOL)
+    noisy = ~noiseless
+    return {"abstraction.terminal_grid_max_gap": largest_gap(res["alpha"][noisy], res["law"][noisy]),
+            "abstraction.perfect_iff_noiseless": bool(np.array_equal(perfect, noiseless))}
 
 
 # --- initialisation scale ----------------------------------------------------------------------
@@ -231,7 +246,9 @@ class KappaConfig(Preset):
     PRESETS: ClassVar = {"ci": dict(points=9), "book": dict(), "paper": dict(points=60)}
 
     def __post_init__(self):
-        _check_data_fields(self)
+        check_nu("nu_x", self.nu_x)
+        check_nu("nu_y", self.nu_y)
+        check_positive("lam", self.lam)
         check_positive_int("points", self.points)
         if not 0 < self.kappa_min < self.kappa_max:
             raise ValueError(f"need 0 < kappa_min < kappa_max, got {self.kappa_min}, {self.kappa_max}")
@@ -272,7 +289,8 @@ class DepthConfig(TwoFactorSetting, Preset):
                          "paper": dict(width=128, steps=40_000)}
 
     def __post_init__(self):
-        _check_data_fields(self)
+        super().__post_init__()
+        _check_training(self)
         check_positive_int("max_depth", self.max_depth)
 
 
@@ -281,31 +299,17 @@ def run_depth(cfg: DepthConfig) -> Arrays:
     ``last`` (max_depth, T): the last hidden layer's alpha(t); ``terminal``: the derived law per L."""
     def compute() -> Arrays:
         data = _data(cfg)
-        D = cfg.max_depth
-        profile = np.full((D, D + 1), np.nan)
-        last = []
-        for L in range(1, D + 1):
-            run = train_deep_linear(data, L, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
-                                    seed=cfg.seed + L)
+        depths = range(1, cfg.max_depth + 1)
+        runs = [train_deep_linear(data, L, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
+                                  seed=cfg.seed + L) for L in depths]
+        profile = np.full((cfg.max_depth, cfg.max_depth + 1), np.nan)
+        for L, run in zip(depths, runs, strict=True):
             profile[L - 1, :L + 1] = run.alpha[-1]
-            last.append(run.alpha[:, -1])
-            t = run.t
         ax, ay = nu_abstraction(cfg.nu_x), nu_abstraction(cfg.nu_y)
-        return {"t": t, "profile": profile, "last": np.stack(last),
-                "terminal": np.array([deep_terminal(ax, ay, L) for L in range(1, D + 1)]),
+        return {"t": runs[-1].t, "profile": profile, "last": np.stack([run.alpha[:, -1] for run in runs]),
+                "terminal": np.array([deep_terminal(ax, ay, L) for L in depths]),
                 "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
     return cached("abstraction/depth", cfg, compute)
-
-
-def depth_profile_deviation(profile: np.ndarray) -> float:
-    """Largest gap between arctanh alpha^(l) and the straight line through its two ends, over all L."""
-    worst = 0.0
-    for row in profile:
-        a = np.arctanh(row[~np.isnan(row)])
-        L = a.size - 1
-        line = a[0] + (a[-1] - a[0]) * np.arange(L + 1) / L
-        worst = max(worst, float(np.abs(a - line).max()))
-    return worst
 
 
 def depth_claims(res: Arrays) -> dict[str, Any]:
@@ -313,7 +317,7 @@ def depth_claims(res: Arrays) -> dict[str, Any]:
     last = res["last"][:, -1]
     return {"abstraction.depth_last_layer_rises": bool(np.all(np.diff(last) > 0)),
             "abstraction.depth_profile_deviation": depth_profile_deviation(res["profile"]),
-            "abstraction.depth_terminal_gap": float(np.abs(last - res["terminal"]).max())}
+            "abstraction.depth_terminal_gap": largest_gap(last, res["terminal"])}
 
 
 # --- nonlinear kernel maps and the attenuation law ------------------------------------------------
@@ -331,51 +335,62 @@ class KernelConfig(Preset):
                          "paper": dict(n_kernels=100_000, mc_samples=2_000_000, mc_kernels=10)}
 
     def __post_init__(self):
-        for name in ("n_kernels", "mc_samples", "mc_kernels"):
-            check_positive_int(name, getattr(self, name))
+        check_positive_int("n_kernels", self.n_kernels)
+        check_positive_int("mc_samples", self.mc_samples)
+        check_positive_int("mc_kernels", self.mc_kernels)
 
 
 KERNEL_MAPS = {
     "erf": (erf_kernel, erf),
-    "ReLU": (relu_kernel, lambda z: np.maximum(z, 0.0)),
-    f"leaky ReLU ({LEAKY_SLOPE})": (lambda Q: leaky_relu_kernel(Q, LEAKY_SLOPE),
-                                    lambda z: np.where(z > 0, z, LEAKY_SLOPE * z)),
-    "GELU": (gelu_kernel, gelu),
+    "relu": (relu_kernel, relu),
+    "leaky_relu": (partial(leaky_relu_kernel, slope=LEAKY_SLOPE), partial(leaky_relu, slope=LEAKY_SLOPE)),
+    "gelu": (gelu_kernel, gelu),
 }
-"""Name -> (closed-form or quadrature kernel map, the activation itself for Monte Carlo)."""
+"""Activation name (as in :data:`~interp_repro.abstraction.model.ACTIVATIONS`) -> (closed-form or
+quadrature kernel map, the activation itself for Monte Carlo)."""
+
+CLOSED_FORMS = ("erf", "relu", "leaky_relu")
+"""The kernel maps with closed forms, on which the attenuation law is checked."""
 
 
-def run_kernels(cfg: KernelConfig) -> Arrays:
-    """Largest |map - Monte Carlo| per kernel map, and |alpha_K|, |alpha_Q| for the attenuation law
-    (erf, ReLU, leaky ReLU: the maps with closed forms)."""
+@dataclass(frozen=True)
+class KernelResults:
+    """What :func:`run_kernels` computed, by activation name."""
+
+    mc_error: dict[str, float]
+    """Largest |kernel map - Monte Carlo| over the test covariances, for every map."""
+    abs_alpha_K: dict[str, np.ndarray]
+    """|alpha| after the map of every random two-factor kernel, for the :data:`CLOSED_FORMS`."""
+    abs_alpha_Q: dict[str, np.ndarray]
+    """|alpha| of the same kernels before the map."""
+
+
+def run_kernels(cfg: KernelConfig) -> KernelResults:
+    """Every kernel map against Monte Carlo, and |alpha_K|, |alpha_Q| for the attenuation law."""
     def compute() -> Arrays:
         out = {}
         Qs = random_two_factor_kernels(cfg.mc_kernels, seed=cfg.seed, log10_range=(-1.0, 0.5))
-        for i, (name, (kmap, phi)) in enumerate(KERNEL_MAPS.items()):
-            err = max(float(np.abs(kmap(Q) - monte_carlo_kernel(phi, Q, cfg.mc_samples,
-                                                                 seed=cfg.seed + i)).max()) for Q in Qs)
-            out[f"mc_error/{name}"] = np.array(err)
-            if name != "GELU":
-                aK, aQ = attenuation_check(kmap, cfg.n_kernels, seed=cfg.seed + 100)
-                out[f"alpha_K/{name}"], out[f"alpha_Q/{name}"] = aK, aQ
-        return {k.replace("/", "__"): v for k, v in out.items()}
-    return cached("abstraction/kernels", cfg, compute)
+        for i, (name, (kernel_map, phi)) in enumerate(KERNEL_MAPS.items()):
+            err = max(largest_gap(kernel_map(Q), monte_carlo_kernel(phi, Q, cfg.mc_samples,
+                                                                    seed=cfg.seed + i)) for Q in Qs)
+            out[_stored("mc_error", name)] = np.array(err)
+            if name in CLOSED_FORMS:
+                abs_alpha_K, abs_alpha_Q = attenuation_check(kernel_map, cfg.n_kernels, seed=cfg.seed + 100)
+                out[_stored("alpha_K", name)], out[_stored("alpha_Q", name)] = abs_alpha_K, abs_alpha_Q
+        return out
+    arrays = cached("abstraction/kernels", cfg, compute)
+    return KernelResults(mc_error={name: float(arrays[_stored("mc_error", name)]) for name in KERNEL_MAPS},
+                         abs_alpha_K={name: arrays[_stored("alpha_K", name)] for name in CLOSED_FORMS},
+                         abs_alpha_Q={name: arrays[_stored("alpha_Q", name)] for name in CLOSED_FORMS})
 
 
-def attenuation_results(res: Arrays) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{kernel name: (|alpha_K|, |alpha_Q|)} from :func:`run_kernels`' arrays."""
-    return {k.removeprefix("alpha_K__"): (v, res[k.replace("alpha_K", "alpha_Q")])
-            for k, v in res.items() if k.startswith("alpha_K__")}
-
-
-def kernel_claims(res: Arrays) -> dict[str, Any]:
+def kernel_claims(res: KernelResults) -> dict[str, Any]:
     """Violations of |alpha_K| <= |alpha_Q| per closed-form map, and the worst Monte Carlo error."""
-    claims = {}
-    ids = {"erf": "erf", "ReLU": "relu", f"leaky ReLU ({LEAKY_SLOPE})": "leaky_relu"}
-    for name, (aK, aQ) in attenuation_results(res).items():
-        claims[f"abstraction.attenuation_violations_{ids[name]}"] = int((aK > aQ + 1e-9).sum())
-    claims["abstraction.kernel_mc_max_error"] = max(float(v) for k, v in res.items()
-                                                    if k.startswith("mc_error__"))
+    claims: dict[str, Any] = {
+        f"abstraction.attenuation_violations_{name}": attenuation_violations(res.abs_alpha_K[name],
+                                                                              res.abs_alpha_Q[name])
+        for name in CLOSED_FORMS}
+    claims["abstraction.kernel_mc_max_error"] = max(res.mc_error.values())
     return claims
 
 
@@ -398,21 +413,38 @@ class NonlinearConfig(TwoFactorSetting, Preset):
                          "paper": dict(width=2048, steps=8000)}
 
     def __post_init__(self):
-        _check_data_fields(self)
+        super().__post_init__()
+        _check_training(self)
+        check_choices("activations", self.activations, ACTIVATIONS)
+        check_nonnegative("noise_x", self.noise_x)
 
 
-def run_nonlinear(cfg: NonlinearConfig) -> Arrays:
-    """``pre/<act>`` and ``post/<act>``: alpha(t) before and after the activation; ``t``."""
+@dataclass(frozen=True)
+class PrePost:
+    """alpha(t) before and after the activation of one-hidden-layer networks, by activation name."""
+
+    t: np.ndarray
+    """(T,) gradient-flow times of the records (the same for every activation)."""
+    pre: dict[str, np.ndarray]
+    """(T,) shape abstraction of the pre-activations."""
+    post: dict[str, np.ndarray]
+    """(T,) shape abstraction of the post-activations (features)."""
+
+
+def run_nonlinear(cfg: NonlinearConfig) -> PrePost:
+    """Train one network per activation of ``cfg.activations`` on the same data."""
     def compute() -> Arrays:
-        data = two_factor_data(cfg.nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
-                               d_out=cfg.d_out, seed=cfg.seed, noise_x=cfg.noise_x)
+        data = _data(cfg, noise_x=cfg.noise_x)
         out = {}
         for act in cfg.activations:
             run = train_nonlinear(data, act, cfg.width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
                                   seed=cfg.seed + 1)
-            out[f"pre__{act}"], out[f"post__{act}"], out["t"] = run.alpha_pre, run.alpha_post, run.t
+            out[_stored("pre", act)], out[_stored("post", act)] = run.alpha_pre, run.alpha_post
+        out["t"] = run.t
         return out
-    return cached("abstraction/nonlinear", cfg, compute)
+    arrays = cached("abstraction/nonlinear", cfg, compute)
+    return PrePost(t=arrays["t"], pre={act: arrays[_stored("pre", act)] for act in cfg.activations},
+                   post={act: arrays[_stored("post", act)] for act in cfg.activations})
 
 
 FINITE_WIDTH_TOL = 0.05
@@ -429,21 +461,54 @@ def anti_abstraction_config(scale: str) -> NonlinearConfig:
                                   activations=("erf", "relu"))
 
 
-def anti_abstraction_claims(res: Arrays) -> dict[str, Any]:
+def anti_abstraction_claims(res: PrePost) -> dict[str, Any]:
     """The ReLU layer's pre-activation alpha at the end of training in the anti-abstraction setting
     (the paper: towards -1 despite a clean target). Pre-activations, because the attenuation law
     (|alpha_post| <= |alpha_pre|) makes them the first to show it."""
-    return {"abstraction.relu_anti_abstraction": float(res["pre__relu"][-1])}
+    return {"abstraction.relu_anti_abstraction": float(res.pre["relu"][-1])}
 
 
-def nonlinear_claims(res: Arrays, activations: tuple[str, ...]) -> dict[str, Any]:
+def nonlinear_claims(res: PrePost) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
     (noise-free data)."""
-    ends = [abs(res[f"post__{a}"][-1]) > abs(res[f"pre__{a}"][-1]) + FINITE_WIDTH_TOL for a in activations]
-    return {"abstraction.sim_attenuation_end_violations": int(sum(ends))}
+    post_end = np.array([post[-1] for post in res.post.values()])
+    pre_end = np.array([res.pre[act][-1] for act in res.post])
+    return {"abstraction.sim_attenuation_end_violations": attenuation_violations(post_end, pre_end,
+                                                                                  FINITE_WIDTH_TOL)}
 
 
 # --- GELU ablation -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GeluNetConfig:
+    """Data, model and training settings of the GELU ablation's network (defaults: 5 seeds in a few
+    seconds); see :func:`~interp_repro.abstraction.train.train_gelu_net`."""
+
+    nu_x: float = 0.5
+    """Input inverse SNR lambda_SC / lambda_S of the class means."""
+    noise_x: float = 0.3
+    """Within-class noise sd per input coordinate (the Bayes 4-way accuracy is then about 0.96)."""
+    n_per_class: int = 64
+    """Training samples per class; as many again per class are held out for the measurements."""
+    d_in: int = 16
+    d_model: int = 32
+    d_hidden: int = 64
+    n_blocks: int = 3
+    lr: float = 3e-3
+    """Adam learning rate (full batch)."""
+    steps: int = 300
+
+    def __post_init__(self):
+        check_nu("nu_x", self.nu_x)
+        check_nonnegative("noise_x", self.noise_x)
+        check_positive_int("n_per_class", self.n_per_class)
+        check_positive_int("d_in", self.d_in)
+        check_positive_int("d_model", self.d_model)
+        check_positive_int("d_hidden", self.d_hidden)
+        check_positive_int("n_blocks", self.n_blocks)
+        check_positive("lr", self.lr)
+        check_positive_int("steps", self.steps)
+
 
 @dataclass(frozen=True)
 class AblationConfig(Preset):
@@ -460,23 +525,43 @@ class AblationConfig(Preset):
         check_positive_int("seeds", self.seeds)
 
 
+def ablation_table(net: GeluNetConfig, seeds) -> Arrays:
+    """Train one network per seed; score each block's output intact and with its own GELU ablated.
+
+    ``alpha_intact``, ``alpha_ablated``, ``probe_intact``, ``probe_ablated``: (n_seeds, n_blocks, 2)
+    over seeds, blocks and concepts (shape, colour); ``test_accuracy``: (n_seeds,) 4-way held-out
+    accuracy of the intact networks.
+    """
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    arrays = {k: np.zeros((len(seeds), net.n_blocks, 2))
+              for k in ("alpha_intact", "alpha_ablated", "probe_intact", "probe_ablated")}
+    accuracy = np.zeros(len(seeds))
+    for i, seed in enumerate(progress(seeds, "GELU ablation")):
+        trained = train_gelu_net(**asdict(net), seed=seed)
+        accuracy[i] = trained.test_accuracy
+        intact = block_representations(trained.model, trained.X_test)
+        for b in range(net.n_blocks):
+            ablated = block_representations(trained.model, trained.X_test, ablate_block=b)[b]
+            for state, reps in (("intact", intact[b]), ("ablated", ablated)):
+                scores = concept_scores(reps, trained.labels_test)
+                arrays[f"alpha_{state}"][i, b] = scores["alpha"]
+                arrays[f"probe_{state}"][i, b] = scores["probe"]
+    return arrays | {"test_accuracy": accuracy}
+
+
 def run_ablation(cfg: AblationConfig) -> Arrays:
-    """Per (seed, block, concept): alpha and cross-context probe accuracy, intact and ablated."""
-    def compute() -> Arrays:
-        table = ablation_table(cfg.net, seeds=range(cfg.seed, cfg.seed + cfg.seeds))
-        return {"alpha_intact": table.alpha_intact, "alpha_ablated": table.alpha_ablated,
-                "probe_intact": table.probe_intact, "probe_ablated": table.probe_ablated,
-                "test_accuracy": table.test_accuracy}
-    return cached("abstraction/ablation", cfg, compute)
+    """:func:`ablation_table` over the seeds seed, seed + 1, ..., cached."""
+    return cached("abstraction/ablation", cfg,
+                  lambda: ablation_table(cfg.net, seeds=range(cfg.seed, cfg.seed + cfg.seeds)))
 
 
 def ablation_claims(res: Arrays) -> dict[str, Any]:
     """The fraction of (seed, block) pairs whose alpha, and whose probe accuracy, goes up when the
     block's GELU is replaced by the identity: the paper's direction of change."""
-    a_up = res["alpha_ablated"].mean(-1) > res["alpha_intact"].mean(-1)
-    p_up = res["probe_ablated"].mean(-1) > res["probe_intact"].mean(-1)
-    return {"abstraction.gelu_alpha_up_fraction": float(a_up.mean()),
-            "abstraction.gelu_probe_up_fraction": float(p_up.mean())}
+    return {"abstraction.gelu_alpha_up_fraction": up_fraction(res["alpha_intact"], res["alpha_ablated"]),
+            "abstraction.gelu_probe_up_fraction": up_fraction(res["probe_intact"], res["probe_ablated"])}
 
 
 def ablation_levels(res: Arrays) -> dict[str, float]:
@@ -520,7 +605,7 @@ def run_all(scale: str) -> dict[str, Any]:
     claims |= kappa_claims(run_kappa(cfg["kappa"]))
     claims |= depth_claims(run_depth(cfg["depth"]))
     claims |= kernel_claims(run_kernels(cfg["kernels"]))
-    claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]), cfg["nonlinear"].activations)
+    claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]))
     claims |= anti_abstraction_claims(run_nonlinear(cfg["anti_abstraction"]))
     claims |= ablation_claims(run_ablation(cfg["ablation"]))
     return claims

@@ -1,7 +1,18 @@
-"""Figures for the abstraction chapters. Each function takes computed arrays and returns a Figure."""
+"""Figures for the abstraction chapters. Each function takes computed results and returns a Figure."""
+
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from interp_repro.abstraction.measures import noiseless_cells
+from interp_repro.abstraction.model import LEAKY_SLOPE
+
+if TYPE_CHECKING:
+    from interp_repro.abstraction.experiments import KernelResults, PrePost
+
+KERNEL_LABELS = {"erf": "erf", "relu": "ReLU", "leaky_relu": f"leaky ReLU ({LEAKY_SLOPE})", "gelu": "GELU"}
+"""Display name of each activation's kernel map."""
 
 
 def alpha_over_time(curves: dict[str, tuple[np.ndarray, np.ndarray]],
@@ -38,8 +49,7 @@ def terminal_heatmap(nu: np.ndarray, alpha: np.ndarray):
 def terminal_sim_vs_law(res: dict[str, np.ndarray]):
     """Each trained network's final alpha against the terminal law over a (nu_x, nu_y) grid; cells
     with a noiseless input or target in orange."""
-    nus = res["nus"]
-    noiseless = ((nus[:, None] == 0) | (nus[None, :] == 0)).ravel()
+    noiseless = noiseless_cells(res["nus"]).ravel()
     law, sim = res["law"].ravel(), res["alpha"].ravel()
     fig, ax = plt.subplots(figsize=(4.2, 3.8))
     ax.plot([0, 1], [0, 1], color="0.6", lw=1, label="simulation = law")
@@ -86,29 +96,28 @@ def layer_profiles(profiles: dict[int, np.ndarray], theory: dict[int, np.ndarray
     return fig
 
 
-def attenuation_scatter(results: dict[str, tuple[np.ndarray, np.ndarray]], max_points: int = 3000):
+def attenuation_scatter(res: "KernelResults", max_points: int = 3000):
     """|alpha_K| (after the nonlinearity) against |alpha_Q| (before), one panel per kernel map;
     the attenuation law says every point lies on or below the diagonal."""
-    k = len(results)
+    k = len(res.abs_alpha_K)
     fig, axes = plt.subplots(1, k, figsize=(3.2 * k, 3.2), squeeze=False)
-    for ax, (name, (aK, aQ)) in zip(axes[0], results.items(), strict=True):
-        ax.plot(aQ[:max_points], aK[:max_points], ".", ms=2, alpha=0.5)
+    for ax, name in zip(axes[0], res.abs_alpha_K, strict=True):
+        ax.plot(res.abs_alpha_Q[name][:max_points], res.abs_alpha_K[name][:max_points], ".", ms=2, alpha=0.5)
         ax.plot([0, 1], [0, 1], "k--", lw=1)
-        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title=name,
+        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title=KERNEL_LABELS[name],
                xlabel=r"$|\alpha_Q|$ pre-activation")
     axes[0, 0].set_ylabel(r"$|\alpha_K|$ post-activation")
     fig.tight_layout()
     return fig
 
 
-def pre_post(res: dict, activations: tuple[str, ...], title: str = ""):
+def pre_post(res: "PrePost", title: str = ""):
     """alpha(t) of pre-activations (dashed) and post-activations (solid), one colour per activation."""
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    t = res["t"]
-    keep = t > 0
-    for i, act in enumerate(activations):
-        ax.plot(t[keep], res[f"pre__{act}"][keep], "--", color=f"C{i}", lw=1.2)
-        ax.plot(t[keep], res[f"post__{act}"][keep], "-", color=f"C{i}", lw=1.5, label=act)
+    keep = res.t > 0
+    for i, act in enumerate(res.pre):
+        ax.plot(res.t[keep], res.pre[act][keep], "--", color=f"C{i}", lw=1.2)
+        ax.plot(res.t[keep], res.post[act][keep], "-", color=f"C{i}", lw=1.5, label=act)
     ax.plot([], [], "k--", lw=1, label="pre-activation")
     ax.plot([], [], "k-", lw=1, label="post-activation")
     ax.set(xscale="log", xlabel="time t", ylabel=r"abstraction $\alpha$", title=title)

@@ -8,21 +8,17 @@ import numpy as np
 import pandas as pd
 
 from interp_repro.abstraction.data import check_nu, two_factor_data
-from interp_repro.abstraction.kernels import (
+from interp_repro.abstraction.measures import (
+    abstraction_score,
+    alpha_trajectory,
     attenuation_check,
+    attenuation_violations,
     erf_kernel,
     gelu_kernel,
     leaky_relu_kernel,
+    terminal_abstraction,
 )
-from interp_repro.abstraction.theory import abstraction_score, alpha_trajectory, terminal_abstraction
-from interp_repro.core import check_positive_int
-
-
-def _positive(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < np.inf:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
+from interp_repro.core import check_nonnegative, check_positive, check_positive_int
 
 # --- 1. within-class noise and the measured abstraction score -------------------------------------
 
@@ -34,11 +30,10 @@ def noisy_alpha_prediction(nu: float, noise: float, n_per_class: int, dim: int,
     alpha = (lambda_S - lambda_SC) / (lambda_S + lambda_SC + 2 c)
           = (1 - nu) lambda_S / ((1 + nu) lambda_S + 2 c)."""
     nu = float(check_nu("nu", nu))
-    if isinstance(noise, bool) or not isinstance(noise, int | float) or not 0 <= noise < np.inf:
-        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    check_nonnegative("noise", noise)
     check_positive_int("n_per_class", n_per_class)
     check_positive_int("dim", dim)
-    lambda_s = _positive("lambda_s", lambda_s)
+    lambda_s = check_positive("lambda_s", lambda_s)
     c = noise**2 * dim / n_per_class
     return (1 - nu) * lambda_s / ((1 + nu) * lambda_s + 2 * c)
 
@@ -70,7 +65,7 @@ def terminal_gap_prediction(nu_x: float, nu_y: float, t, lam: float = 1.0, x_s: 
     rho = sqrt(nu_x nu_y) the gap is 4 lam (1 - rho) / ((1 + rho)^2 sqrt(4 lam x_s y_s t))."""
     rho = float(np.sqrt(check_nu("nu_x", nu_x) * check_nu("nu_y", nu_y)))
     for name, value in (("lam", lam), ("x_s", x_s), ("y_s", y_s)):
-        _positive(name, value)
+        check_positive(name, value)
     t = np.asarray(t, dtype=np.float64)
     if not (np.isfinite(t) & (t > 0)).all():
         raise ValueError("t must hold finite times > 0")
@@ -79,9 +74,9 @@ def terminal_gap_prediction(nu_x: float, nu_y: float, t, lam: float = 1.0, x_s: 
 
 def terminal_approach(nu_x: float = 0.5, nu_y: float = 0.1, kappa: float = 1.0,
                       times=(1e1, 1e2, 1e3, 1e4, 1e6, 1e8, 1e10), lam: float = 1.0) -> pd.DataFrame:
-    """alpha(t) from the exact solution (``theory.alpha_trajectory``), its distance to the terminal law
-    (``theory.terminal_abstraction``) and :func:`terminal_gap_prediction`, at each time."""
-    kappa = _positive("kappa", kappa)
+    """alpha(t) from the exact solution (``measures.alpha_trajectory``), its distance to the terminal law
+    (``measures.terminal_abstraction``) and :func:`terminal_gap_prediction`, at each time."""
+    kappa = check_positive("kappa", kappa)
     t = np.asarray(times, dtype=np.float64)
     alpha = alpha_trajectory(nu_x, nu_y, kappa, t, lam)
     alpha_inf = float(terminal_abstraction(nu_x, nu_y))
@@ -97,7 +92,7 @@ def attenuation_table(slopes=(0.0, 0.1, 0.3, 0.6, 1.0), *, n_kernels: int = 2000
     """The attenuation law |alpha_K| <= |alpha_Q| (Yang, Saxe, Latham 2026) over the same random
     two-factor kernels Q for leaky ReLU of each slope (0 is ReLU, 1 the identity), erf and, if ``gelu``,
     GELU (quadrature): violations beyond 1e-9, and the median and smallest ratio |alpha_K| / |alpha_Q|
-    (``kernels.attenuation_check``)."""
+    (``measures.attenuation_check``)."""
     check_positive_int("n_kernels", n_kernels)
     maps = {f"leaky ReLU, slope {a:g}": (lambda Q, a=float(a): leaky_relu_kernel(Q, a)) for a in slopes}
     maps["erf"] = erf_kernel
@@ -107,6 +102,6 @@ def attenuation_table(slopes=(0.0, 0.1, 0.3, 0.6, 1.0), *, n_kernels: int = 2000
     for name, kernel_map in maps.items():
         after, before = attenuation_check(kernel_map, n_kernels, seed)
         ratio = after / before
-        rows.append({"activation": name, "violations": int(np.count_nonzero(after > before + 1e-9)),
+        rows.append({"activation": name, "violations": attenuation_violations(after, before),
                      "median ratio": float(np.median(ratio)), "smallest ratio": float(ratio.min())})
     return pd.DataFrame(rows)

@@ -1,0 +1,291 @@
+"""Tests of the abstraction study's networks and their training: linear, deep linear and nonlinear
+nets, the GELU ablation, and the experiments' configs and results."""
+
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+import torch
+
+from interp_repro.abstraction.data import two_factor_data
+from interp_repro.abstraction.experiments import GeluNetConfig, ablation_table
+from interp_repro.abstraction.measures import (
+    abstraction_score,
+    concept_scores,
+    deep_terminal,
+    item_spectrum,
+    layer_profile,
+    nu_abstraction,
+    probe_transfer,
+    terminal_abstraction,
+    theory_for,
+)
+from interp_repro.abstraction.model import balanced_init, block_representations
+from interp_repro.abstraction.train import train_deep_linear, train_gelu_net, train_linear, train_nonlinear
+
+# Target more abstract than the input: alpha_x = 1/3, alpha_y = 0.818, alpha_inf = 0.6345.
+NU_X, NU_Y, LAM = 0.5, 0.1, 1.0
+# n = 2 samples per class and no within-class noise: the item kernels are exactly 2FS, and their
+# Walsh eigenvalues are 2 x those of the class kernels (x_S = y_S = 2).
+DATA = two_factor_data(NU_X, NU_Y, n_per_class=2, d_in=8, d_out=6, seed=0)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """These runs are thousands of steps on tiny tensors: one thread avoids thread contention."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# --- two-layer linear network ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ridge_run():
+    # lr = 0.2: 0.1 of the fastest mode rate x y / (2 lam) = 2; t = 1600 puts the theory's own gap
+    # to the terminal law, ~ 4 lam (1 - rho) / ((1 + rho)^2 sqrt(4 lam x_S y_S t)), at 0.013.
+    return train_linear(DATA, width=512, kappa=1.0, lr=0.2, steps=8000, lam=LAM, seed=1)
+
+
+def test_ridge_run_tracks_exact_theory(ridge_run):
+    theory = theory_for(DATA, 1.0, LAM, ridge_run.t, init_Q=ridge_run.Q0)
+    err = np.abs(theory - ridge_run.alpha).max()
+    inf_width = np.abs(theory_for(DATA, 1.0, LAM, ridge_run.t) - ridge_run.alpha).max()
+    print(f"ridge readout, width 512, kappa 1, lr 0.2: max |alpha_sim - alpha_theory| = {err:.4f} "
+          f"(q0 = kappa^2 x_k instead of the actual Q0: {inf_width:.4f}); alpha from "
+          f"{ridge_run.alpha[0]:.3f} to max {ridge_run.alpha.max():.3f} to {ridge_run.alpha[-1]:.4f}")
+    assert err < 0.02
+    assert ridge_run.alpha.max() > ridge_run.alpha[-1] + 0.05  # the overshoot is real and is tracked
+    assert np.all(np.diff(ridge_run.loss) <= 1e-12)  # gradient descent on L(Q) at a stable rate
+
+
+def test_ridge_run_reaches_terminal_law(ridge_run):
+    law = terminal_abstraction(NU_X, NU_Y)
+    print(f"ridge readout at t = {ridge_run.t[-1]:.0f}: alpha = {ridge_run.alpha[-1]:.4f}, law {law:.4f}")
+    assert abs(ridge_run.alpha[-1] - law) < 0.02
+    assert ridge_run.alpha[-1] > law  # the approach is from above
+
+
+def test_joint_readout_follows_the_ridge_theory():
+    # Joint training needs lr (q + lam) < 2 for the readout, and q grows like sqrt(t): lr = 0.02 is
+    # stable to t = 100 (q_S ~ 40), where the theory itself is still 0.047 above the terminal law.
+    run = train_linear(DATA, width=512, kappa=1.0, lr=0.02, steps=5000, lam=LAM, seed=1, readout="joint")
+    theory = theory_for(DATA, 1.0, LAM, run.t, init_Q=run.Q0)
+    law = terminal_abstraction(NU_X, NU_Y)
+    diff = np.abs(theory - run.alpha)
+    late = run.t >= 10  # after the readout has caught up with its ridge optimum
+    print(f"joint readout at t = {run.t[-1]:.0f}: alpha = {run.alpha[-1]:.4f}, ridge theory "
+          f"{theory[-1]:.4f}, law {law:.4f}; max |diff| to the ridge theory {diff.max():.4f} "
+          f"(t >= 10: {diff[late].max():.4f})")
+    assert diff[late].max() < 0.01
+    assert abs(run.alpha[-1] - law) < (theory[-1] - law) + 0.01
+    assert run.readout.shape == (512, DATA.Y.shape[1])
+
+
+def test_theory_for_uses_item_spectra_and_init():
+    n = DATA.n_per_class
+    np.testing.assert_allclose(item_spectrum(DATA.X @ DATA.X.T, DATA), n * DATA.input_spectrum, atol=1e-12)
+    t = np.array([0.0, 1.0, 1e6])
+    exact_init = theory_for(DATA, 0.7, LAM, t, init_Q=0.49 * DATA.X @ DATA.X.T)
+    np.testing.assert_allclose(theory_for(DATA, 0.7, LAM, t), exact_init, atol=1e-12)
+    assert exact_init[0] == pytest.approx(nu_abstraction(NU_X), abs=1e-12)
+    with pytest.raises(ValueError, match=r"shape \(8, 8\)"):
+        theory_for(DATA, 1.0, LAM, t, init_Q=np.eye(3))
+
+
+@pytest.mark.parametrize("kind", ["ridge", "joint", "deep", "erf"])
+def test_runs_are_deterministic_per_seed(kind):
+    def run(seed):
+        if kind == "deep":  # the balanced init is isotropic: alpha(t) itself does not depend on the seed
+            run = train_deep_linear(DATA, 2, 16, 0.5, 0.1, 30, LAM, seed=seed)
+            return np.concatenate([w.ravel() for w in run.weights])
+        if kind == "erf":
+            return train_nonlinear(DATA, "erf", 64, 1.0, 0.1, 30, LAM, seed=seed).alpha_post
+        return train_linear(DATA, 64, 1.0, 0.1, 30, LAM, seed=seed, readout=kind).alpha
+
+    a, b, c = run(3), run(3), run(4)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_linear_activation_is_the_ridge_linear_net():
+    lin = train_linear(DATA, 128, 0.8, 0.1, 200, LAM, seed=5, record_every=20)
+    act = train_nonlinear(DATA, "linear", 128, 0.8, 0.1, 200, LAM, seed=5, record_every=20)
+    np.testing.assert_array_equal(lin.t, act.t)
+    np.testing.assert_allclose(act.alpha_pre, lin.alpha, atol=1e-12)
+    np.testing.assert_allclose(act.alpha_post, lin.alpha, atol=1e-12)
+    np.testing.assert_allclose(act.loss, lin.loss, rtol=1e-12)
+    np.testing.assert_allclose(act.W, lin.W, atol=1e-12)
+
+
+# --- deep linear network --------------------------------------------------------------------------------
+
+def test_balanced_init_is_balanced():
+    weights = [w.numpy() for w in balanced_init(3, 12, 8, 0.2, seed=0)]
+    for lower, upper in zip(weights, weights[1:], strict=False):
+        np.testing.assert_allclose(upper.T @ upper, lower @ lower.T, atol=1e-12)
+    end_to_end = weights[2] @ weights[1] @ weights[0]
+    np.testing.assert_allclose(end_to_end.T @ end_to_end, 0.04 * np.eye(8), atol=1e-12)
+
+
+def test_depth_profile_is_linear_in_arctanh_and_depth_helps():
+    ax, ay = nu_abstraction(NU_X), nu_abstraction(NU_Y)
+    last = []
+    for L in (1, 2, 3):
+        run = train_deep_linear(DATA, L, width=32, kappa=0.3, lr=0.2, steps=2500, lam=LAM, seed=0)
+        alpha = run.alpha[-1]
+        err = np.abs(np.arctanh(alpha) - np.arctanh(layer_profile(alpha[0], alpha[-1], L))).max()
+        print(f"L = {L}: alpha per layer {np.round(alpha, 4)}, arctanh-linearity error {err:.1e}, "
+              f"deep_terminal {deep_terminal(ax, ay, L):.4f}")
+        assert alpha[0] == pytest.approx(ax, abs=1e-12)
+        assert err < 0.02
+        assert 0 < alpha[-1] - deep_terminal(ax, ay, L) < 0.03  # approached from above at t = 500
+        last.append(alpha[-1])
+    assert last[0] < last[1] < last[2]
+
+
+# --- nonlinear networks ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("activation", ["erf", "leaky_relu", "relu"])
+def test_attenuation_at_the_end_of_training(activation):
+    run = train_nonlinear(DATA, activation, 512, 1.0, 0.2, 2000, LAM, seed=0)
+    print(f"{activation}: at t = {run.t[-1]:.0f} alpha pre {run.alpha_pre[-1]:.4f}, post "
+          f"{run.alpha_post[-1]:.4f}; max over time of |post| - |pre| = "
+          f"{(np.abs(run.alpha_post) - np.abs(run.alpha_pre)).max():.4f}")
+    assert abs(run.alpha_post[-1]) <= abs(run.alpha_pre[-1]) + 0.005
+    assert run.loss[-1] < run.loss[0]
+
+
+# --- GELU ablation --------------------------------------------------------------------------------------
+
+SMALL = GeluNetConfig(n_per_class=16, d_model=16, d_hidden=32, n_blocks=3, steps=50)
+
+
+def test_block_representations_match_forward_and_ablation_is_local():
+    net = train_gelu_net(**asdict(SMALL), seed=0)
+    outputs = []
+    hooks = [b.register_forward_hook(lambda _m, _i, out: outputs.append(out.detach().numpy()))
+             for b in net.model.blocks]
+    with torch.no_grad():
+        net.model(torch.as_tensor(net.X_test, dtype=torch.float32))
+    for h in hooks:
+        h.remove()
+    intact = block_representations(net.model, net.X_test)
+    assert intact.shape == (3, 64, 16)
+    np.testing.assert_array_equal(intact, np.stack(outputs))
+    ablated = block_representations(net.model, net.X_test, ablate_block=1)
+    np.testing.assert_array_equal(ablated[0], intact[0])
+    assert not np.allclose(ablated[1], intact[1]) and not np.allclose(ablated[2], intact[2])
+    with pytest.raises(ValueError, match="ablate_block"):
+        block_representations(net.model, net.X_test, ablate_block=3)
+
+
+def test_probe_transfer_on_synthetic_codes():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([[1, 1], [1, -1], [-1, 1], [-1, -1]], 25, axis=0)
+    s, c = labels[:, :1], labels[:, 1:]
+    e = np.linalg.qr(rng.standard_normal((10, 2)))[0].T
+    noise = 0.1 * rng.standard_normal((100, 10))
+    abstract = s * e[0] + c * e[1] + noise
+    anti = s * c * e[0] + c * e[1] + noise  # the shape direction flips with colour
+    for concept in ("shape", "colour"):
+        assert probe_transfer(abstract, labels, concept) == 1.0
+    assert probe_transfer(anti, labels, "shape") <= 0.5
+    assert abstraction_score(abstract, labels) > 0.95 and abstraction_score(anti, labels) < -0.95
+    assert concept_scores(anti, labels) == {
+        "alpha": [float(abstraction_score(anti, labels, c)) for c in ("shape", "colour")],
+        "probe": [probe_transfer(anti, labels, c) for c in ("shape", "colour")]}
+    with pytest.raises(ValueError, match="unknown concept"):
+        probe_transfer(abstract, labels, "size")
+
+
+def test_ablation_table_shapes_and_learning():
+    table = ablation_table(GeluNetConfig(), seeds=range(5))
+    assert table["alpha_intact"].shape == table["probe_ablated"].shape == (5, 3, 2)
+    for arr in (table["alpha_intact"], table["alpha_ablated"]):
+        assert np.isfinite(arr).all() and (np.abs(arr) <= 1).all()
+    for arr in (table["probe_intact"], table["probe_ablated"]):
+        assert ((arr >= 0) & (arr <= 1)).all()
+    assert table["test_accuracy"].mean() > 0.85  # the networks learned the task (Bayes accuracy ~ 0.96)
+
+
+# --- bad inputs -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: train_linear(DATA, -3, 1.0, 0.1, 10, LAM, seed=0), "width must be a positive integer"),
+    (lambda: train_linear(DATA, 8, 1.0, 0.0, 10, LAM, seed=0), "lr must be a finite number > 0"),
+    (lambda: train_linear(DATA, 8, 1.0, -0.1, 10, LAM, seed=0), "lr must be"),
+    (lambda: train_linear(DATA, 8, 1.0, 0.1, 10, 0.0, seed=0), "lam must be"),
+    (lambda: train_linear(DATA, 8, 0.0, 0.1, 10, LAM, seed=0), "kappa must be"),
+    (lambda: train_linear(DATA, 8, 1.0, 0.1, 10, LAM, seed=0, readout="frozen"), "unknown readout"),
+    (lambda: train_linear(DATA, 8, 1.0, 0.1, 10, LAM, seed=-1), "seed"),
+    (lambda: train_linear(DATA, 8, 1.0, 0.1, 10, LAM, seed=0, record_every=0), "record_every"),
+    (lambda: train_deep_linear(DATA, 0, 8, 1.0, 0.1, 10, LAM, seed=0), "depth must be a positive integer"),
+    (lambda: train_deep_linear(DATA, 2, 4, 1.0, 0.1, 10, LAM, seed=0), "width >= d_in"),
+    (lambda: train_nonlinear(DATA, "tanh", 8, 1.0, 0.1, 10, LAM, seed=0), "unknown activation"),
+    (lambda: train_nonlinear(DATA, "relu", 8, 1.0, 0.1, 0, LAM, seed=0), "steps must be"),
+    (lambda: GeluNetConfig(n_blocks=0), "n_blocks must be"),
+    (lambda: GeluNetConfig(lr=-1.0), "lr must be"),
+])
+def test_bad_inputs_raise(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_terminal_grid_claims_read_the_noisy_cells_and_the_noiseless_ones():
+    from interp_repro.abstraction.experiments import terminal_grid_claims
+
+    nus = np.array([0.0, 0.5])
+    law = terminal_abstraction(nus[:, None], nus[None, :])
+    alpha = law + np.array([[-0.02, -0.03], [-0.04, 0.01]])  # noiseless cells below 1, as trained
+    claims = terminal_grid_claims({"nus": nus, "alpha": alpha, "law": law})
+    assert claims["abstraction.terminal_grid_max_gap"] == pytest.approx(0.01)
+    assert claims["abstraction.perfect_iff_noiseless"] is True
+    alpha[0, 1] = 0.9  # a noiseless cell that stalls far from perfect
+    assert terminal_grid_claims({"nus": nus, "alpha": alpha, "law": law})[
+        "abstraction.perfect_iff_noiseless"] is False
+
+
+@pytest.mark.parametrize(("field", "value"), [("nus", ()), ("nus", (0.0, 1.5)), ("width", 0), ("lr", -1.0)])
+def test_terminal_grid_config_names_a_bad_field(field, value):
+    from interp_repro.abstraction.experiments import TerminalGridConfig
+
+    with pytest.raises(ValueError, match=field):
+        TerminalGridConfig(**{field: value})
+
+
+def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monkeypatch):
+    from interp_repro.abstraction.experiments import (
+        KernelConfig,
+        NonlinearConfig,
+        kernel_claims,
+        run_kernels,
+        run_nonlinear,
+    )
+
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    cfg = NonlinearConfig(activations=("relu", "erf"), width=16, steps=5)
+    computed, read_back = run_nonlinear(cfg), run_nonlinear(cfg)  # the second comes from the cache
+    direct = train_nonlinear(two_factor_data(0.5, 0.1, 2, 8, 6, seed=0), "erf", 16, 1.0, 0.2, 5, LAM, seed=1)
+    for res in (computed, read_back):
+        assert list(res.pre) == list(res.post) == ["relu", "erf"]
+        np.testing.assert_array_equal(res.t, direct.t)
+        np.testing.assert_array_equal(res.pre["erf"], direct.alpha_pre)
+        np.testing.assert_array_equal(res.post["erf"], direct.alpha_post)
+    kernels = run_kernels(KernelConfig(n_kernels=50, mc_samples=2000, mc_kernels=1))
+    assert list(kernels.mc_error) == ["erf", "relu", "leaky_relu", "gelu"]
+    assert list(kernels.abs_alpha_K) == list(kernels.abs_alpha_Q) == ["erf", "relu", "leaky_relu"]
+    assert set(kernel_claims(kernels)) == {"abstraction.attenuation_violations_erf",
+                                           "abstraction.attenuation_violations_relu",
+                                           "abstraction.attenuation_violations_leaky_relu",
+                                           "abstraction.kernel_mc_max_error"}
+
+
+@pytest.mark.parametrize(("field", "value"), [("activations", ("tanh",)), ("activations", ()),
+                                              ("noise_x", -1.0), ("nu_x", 1.5), ("kappa", 0.0)])
+def test_nonlinear_config_names_a_bad_field(field, value):
+    from interp_repro.abstraction.experiments import NonlinearConfig
+
+    with pytest.raises(ValueError, match=field):
+        NonlinearConfig(**{field: value})
