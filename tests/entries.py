@@ -6,9 +6,10 @@ import numpy as np
 
 
 def entries(root: Path) -> dict[str, dict[str, np.ndarray]]:
-    """{entry path relative to ``root``: {array name: array}} for every entry under ``root``."""
+    """{entry path relative to ``root``: {array name: array}} for every result under ``root`` (the jobs'
+    completion markers, ``*/jobs/``, are bookkeeping of the machine that ran the pool)."""
     out = {}
-    for path in sorted(root.rglob("*.npz")):
+    for path in sorted(p for p in root.rglob("*.npz") if p.parent.name != "jobs"):
         with np.load(path) as data:
             out[path.relative_to(root).as_posix()] = {k: data[k] for k in data.files if k != "__header__"}
     return out

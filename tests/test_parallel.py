@@ -59,6 +59,19 @@ def test_pending_keeps_only_the_jobs_with_missing_entries(cache_at):
     assert pending(jobs) == [jobs[1]]
 
 
+def test_a_job_done_is_marked_and_not_replayed_again(cache_at, monkeypatch):
+    jobs = [Job(_fill, (3,)), Job(_fill, (7,))]
+    assert run_jobs(jobs, desc="t", workers=1)[0] is not None
+    replayed = []
+    monkeypatch.setattr(parallel, "probing", lambda: replayed.append(1))  # a replay would call it
+    assert pending(jobs) == [] and not replayed
+    assert run_jobs(jobs, desc="t", workers=1) == [None, None]
+    marker = parallel._marker(jobs[0])
+    assert marker[0] == "jobs" and cache.is_cached(*marker)
+    study_job = Job(abstraction.run_linear, (abstraction.LinearConfig(),))
+    assert parallel._marker(study_job)[0] == "abstraction/jobs"  # lives as long as the study's code
+
+
 def test_an_entry_sent_back_is_installed_intact_and_never_overwrites(cache_at):
     with cache.journal() as written:
         _fill(4)

@@ -3,6 +3,8 @@
 A :class:`Job` is a top-level function and its arguments whose results end in the results cache
 (``core.cached``). :func:`run_jobs` skips the jobs whose entries are all cached, runs the rest and
 leaves their entries in this machine's cache; the caller then reads them as if it had computed them.
+A job that completed leaves a marker entry of its own, so the next run skips it without replaying
+it; only a job without a marker is replayed with the cache in probing mode to find out.
 Where they run comes from the arguments or the environment, so a chapter, ``make book`` and the
 command line share one switch:
 
@@ -29,11 +31,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import active_children, get_context
 
+import numpy as np
+
 from interp_repro.core.cache import (
     NotCached,
+    cached,
     dependency_versions,
     entry_bytes,
     install,
+    is_cached,
     journal,
     library_fingerprint,
     probing,
@@ -61,16 +67,34 @@ class Job:
         self.fn(*self.args)
 
 
+def _marker(job: Job) -> tuple[str, dict]:
+    """The cache namespace and key of ``job``'s completion marker: under its study's name (so it
+    lives as long as that study's code), keyed by the function and its arguments."""
+    module = job.fn.__module__.split(".")
+    study = module[1] if module[0] == "interp_repro" and len(module) > 2 else None
+    return (f"{study}/jobs" if study else "jobs",
+            {"job": f"{job.fn.__module__}.{job.fn.__qualname__}", "args": job.args})
+
+
+def _mark_done(job: Job) -> None:
+    cached(*_marker(job), lambda: {"done": np.ones(1, dtype=bool)})
+
+
 def pending(jobs: Sequence[Job]) -> list[Job]:
-    """The jobs that would compute something: each is run with the cache in probing mode, which
-    stops it at its first missing entry."""
+    """The jobs that would compute something. A job with a completion marker has nothing to do; one
+    without is run with the cache in probing mode, which stops it at its first missing entry (and
+    marks it done when nothing is missing)."""
     todo = []
     for job in jobs:
+        if is_cached(*_marker(job)):
+            continue
         try:
             with probing():
                 job.run()
         except NotCached:
             todo.append(job)
+        else:
+            _mark_done(job)
     return todo
 
 
@@ -258,5 +282,7 @@ def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None,
             seconds = [_timed(job) for job in todo]
         else:
             seconds = _on_pool(todo, min(workers, len(todo)), desc)
+    for job in todo:
+        _mark_done(job)
     computed = dict(zip(map(id, todo), seconds, strict=True))
     return [computed.get(id(job)) for job in jobs]
