@@ -50,7 +50,12 @@ def test_every_config_has_a_preset_for_every_scale():
 
     for study in STUDIES:
         importlib.import_module(f"interp_repro.{study}.experiments")
-    configs = Preset.__subclasses__()
+    def every_subclass(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every_subclass(sub)
+
+    configs = set(every_subclass(Preset))
     assert len(configs) >= len(STUDIES)
     for config in configs:
         assert set(config.PRESETS) == set(SCALES), config.__name__

@@ -54,7 +54,7 @@ def _log_densities(first: float, last: float, count: int) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class Recipe(Preset):
+class Recipe:
     """How a config's models train (:func:`~interp_repro.superposition.train.train_best`): AdamW
     steps, the batch size and the seed."""
 
@@ -102,7 +102,7 @@ def _train_sweep(kind: str, cfg: DensitySweep, desc: str) -> Arrays:
 # --- (a) five features in two dimensions --------------------------------------------------------
 
 @dataclass(frozen=True)
-class IntroConfig(DensitySweep):
+class IntroConfig(DensitySweep, Preset):
     """5 features into 2 dims, I_i = 0.9^i, density from 1 down to 0.05 (§1, Figure 1)."""
 
     densities: tuple[float, ...] = _log_densities(1.0, 0.05, 10)
@@ -133,7 +133,7 @@ def intro_claims(res: Arrays) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class PentagonConfig(Recipe):
+class PentagonConfig(Recipe, Preset):
     """Non-uniform superposition: the sparse 5 -> 2 pentagon with feature 0's importance multiplied
     by each of ``factors``, the other four at importance 1 (§"Non-uniform superposition")."""
 
@@ -185,7 +185,7 @@ SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)
 
 
 @dataclass(frozen=True)
-class DemoConfig(Recipe):
+class DemoConfig(Recipe, Preset):
     """Linear vs ReLU-output models across sparsity (§2, Figures 2-3).
 
     Small: n = 20, m = 5, I_i = 0.7^i; large: n = 80, m = 20, I_i = 0.9^i.
@@ -241,7 +241,7 @@ def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, An
 # --- (c) phase diagrams -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PhaseConfig(Recipe):
+class PhaseConfig(Recipe, Preset):
     """Phase diagram of the last ("extra") feature: 2 -> 1 or 3 -> 2 (§"Phase change").
 
     The other features have importance 1; the extra one r, from 0.1 to 10 (log); density 1 to 0.01
@@ -329,7 +329,7 @@ def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
 # --- (d) geometry and (f) learning dynamics ----------------------------------------------------
 
 @dataclass(frozen=True)
-class GeometryConfig(Recipe):
+class GeometryConfig(Recipe, Preset):
     """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``
     (§"The geometry of superposition", Figures on dimensions per feature).
 
@@ -390,7 +390,7 @@ def geometry_claims(res: Arrays) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class DynamicsConfig(Recipe):
+class DynamicsConfig(Recipe, Preset):
     """One sparse uniform-importance model with snapshots (§"Learning dynamics")."""
 
     n_features: int = 100
@@ -430,7 +430,7 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
 # --- (e) correlated and anticorrelated features -------------------------------------------------
 
 @dataclass(frozen=True)
-class CorrelationConfig(Recipe):
+class CorrelationConfig(Recipe, Preset):
     """Pairs of correlated or anticorrelated features, uniform importance (§"Non-uniform")."""
 
     n_pairs: int = 2
@@ -480,7 +480,7 @@ def correlation_claims(res: dict[str, Arrays]) -> dict[str, Any]:
 # --- (g) privileged basis -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PrivilegedConfig(DensitySweep):
+class PrivilegedConfig(DensitySweep, Preset):
     """h = ReLU(W x), x' = ReLU(W^T h + b); n = 10, m = 5, I_i = 0.75^i (§"Privileged basis").
 
     ``ci`` trains 3,000 steps, with a learning rate of 1e-2 instead of the paper's 1e-3 so that
@@ -518,7 +518,7 @@ def privileged_claims(res: Arrays) -> dict[str, Any]:
 # --- (h) computation in superposition: absolute value -------------------------------------------
 
 @dataclass(frozen=True)
-class AbsConfig(Recipe):
+class AbsConfig(Recipe, Preset):
     """y = |x|, x_i uniform on [-1, 1] when present (§"Computation in superposition").
 
     ``dense``: n = 3 features on m = 6 neurons at density 1. ``sweep``: n = 100, m = 40,
