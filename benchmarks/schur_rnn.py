@@ -7,6 +7,10 @@
 3. One torch thread against two for the batched run (cached training runs on one, ``core.cached``).
 4. Ordered real Schur form of a 72 x 72 matrix (median over random matrices; budget 50 ms), next to
    scipy's unordered ``schur`` of the same matrices.
+5. Backpropagation through time: autograd through the library's ``rollout`` (what training uses)
+   against a hand-written backward (one batched step per time step, the gradient of W_hh as one
+   matrix product over all steps), on the copy task's full 128-step replay; the gradients agree to
+   float32 rounding.
 
 Usage: ``python benchmarks/schur_rnn.py [--steps N] [--seeds K] [--out FILE]``.
 """
@@ -23,7 +27,73 @@ import torch
 from interp_repro.benchmarks import comparison, write_result
 from interp_repro.core import cpu_threads, numpy_rng
 from interp_repro.schur_rnn.measures import ordered_real_schur
+from interp_repro.schur_rnn.model import rollout
+from interp_repro.schur_rnn.tasks import COPY_REPLAY, COPY_SYMBOLS
 from interp_repro.schur_rnn.train import COPY_RECIPE, train
+
+
+class TanhRecurrence(torch.autograd.Function):
+    """h_t = tanh(drive_t + W_hh h_{t-1}) for K stacked networks, with a hand-written backward."""
+
+    @staticmethod
+    def forward(ctx, drive: torch.Tensor, W_hh: torch.Tensor) -> torch.Tensor:
+        W_t = W_hh.transpose(1, 2)
+        hidden = torch.empty_like(drive)  # (K, T, B, N_h)
+        h = hidden[:, 0] = torch.tanh(drive[:, 0])
+        for t in range(1, drive.shape[1]):
+            h = hidden[:, t] = torch.tanh(torch.baddbmm(drive[:, t], h, W_t))
+        ctx.save_for_backward(hidden, W_hh)
+        return hidden
+
+    @staticmethod
+    def backward(ctx, grad_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden, W_hh = ctx.saved_tensors
+        K, T, B, n = hidden.shape
+        grad_pre = torch.empty_like(hidden)
+        slope = 1 - hidden * hidden
+        carried = torch.zeros_like(hidden[:, 0])
+        for t in range(T - 1, -1, -1):
+            grad_pre[:, t] = (grad_hidden[:, t] + carried) * slope[:, t]
+            carried = torch.bmm(grad_pre[:, t], W_hh)
+        grad_W = torch.bmm(grad_pre[:, 1:].reshape(K, (T - 1) * B, n).transpose(1, 2),
+                           hidden[:, :-1].reshape(K, (T - 1) * B, n))
+        return grad_pre, grad_W
+
+
+def hand_written_rollout(W_xh, W_hh, W_hy, inputs):
+    k, n, n_in = W_xh.shape
+    T, B, _ = inputs.shape
+    drive = torch.bmm(inputs.expand(k, T, B, n_in).reshape(k, T * B, n_in), W_xh.transpose(1, 2))
+    hidden = TanhRecurrence.apply(drive.view(k, T, B, n), W_hh)
+    return torch.bmm(hidden.view(k, T * B, n), W_hy.transpose(1, 2)).view(k, T, B, -1)
+
+
+def bptt_seconds(forward, params, inputs, targets, repeats: int = 5) -> tuple[float, list]:
+    """Best seconds per step (forward, loss, backward) over 3 rounds of ``repeats``, and the gradients."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            for param in params:
+                param.grad = None
+            ((forward(*params, inputs) - targets) ** 2).mean().backward()
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return best, [param.grad.clone() for param in params]
+
+
+def bptt_comparison(seeds: int) -> tuple[float, float, float]:
+    """Autograd and hand-written seconds per step, and the largest relative gradient difference."""
+    generator = torch.Generator().manual_seed(0)
+    n, T, B = 72, COPY_SYMBOLS + COPY_REPLAY, COPY_RECIPE["batch"]
+    params = [(torch.randn(seeds, *shape, generator=generator) * scale).requires_grad_()
+              for shape, scale in (((n, 8), 0.1), ((n, n), 0.12), ((8, n), 0.1))]
+    inputs = torch.randn(T, B, 8, generator=generator)
+    targets = torch.randn(seeds, T, B, 8, generator=generator)
+    with cpu_threads(1):
+        ours, grads = bptt_seconds(rollout, params, inputs, targets)
+        hand, hand_grads = bptt_seconds(hand_written_rollout, params, inputs, targets)
+    diff = max(float((a - b).abs().max() / a.abs().max()) for a, b in zip(grads, hand_grads, strict=True))
+    return ours, hand, diff
 
 
 def timed(fn) -> float:
@@ -54,6 +124,8 @@ def main() -> None:
     t_sequential = timed(lambda: [copy_run(1, args.steps, seed=s) for s in range(args.seeds)])
     t_two_threads = timed(lambda: copy_run(args.seeds, args.steps, threads=2))
 
+    t_autograd, t_hand, grad_diff = bptt_comparison(args.seeds)
+
     rng = numpy_rng(0)
     mats = [rng.normal(0, 1.2 / np.sqrt(72), (72, 72)) for _ in range(30)]
     ordered = [timed(lambda W=W: ordered_real_schur(W)) for W in mats]
@@ -74,9 +146,15 @@ def main() -> None:
                              "max_ms": 1e3 * float(np.max(ordered)),
                              "scipy_unordered_median_ms": 1e3 * float(np.median(plain)),
                              "ratio_to_unordered": float(np.median(ordered) / np.median(plain))},
+        "bptt": {"setting": f"K = {args.seeds} seeds, N_h = 72, 128-step replay, "
+                            f"batch {COPY_RECIPE['batch']}",
+                 "seconds_per_step_autograd": t_autograd, "seconds_per_step_hand_written": t_hand,
+                 "largest_relative_gradient_difference": grad_diff},
         "comparisons": [
             comparison("batched vs one seed after another", t_batched, t_sequential, f"{args.seeds} seeds"),
             comparison("1 vs 2 torch threads (batched)", t_batched, t_two_threads, f"{args.seeds} seeds"),
+            comparison("BPTT: autograd vs hand-written backward", t_autograd, t_hand,
+                       f"{args.seeds} seeds, 128-step replay"),
             comparison("ordered vs scipy's unordered real Schur", float(np.median(ordered)),
                        float(np.median(plain)), "72 x 72"),
         ],
