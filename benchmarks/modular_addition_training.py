@@ -28,7 +28,8 @@ P, D, H, D_MLP = 59, 128, 4, 512
 
 
 def reference_model(seed: int) -> torch.nn.Module:
-    """Zhong-style transformer written plainly: both positions, full softmax attention, every logit."""
+    """Zhong-style transformer written plainly: both positions, full softmax attention, every logit;
+    Zhong's initialisation scales, as our model has them."""
 
     class Reference(torch.nn.Module):
         def __init__(self):
@@ -38,16 +39,18 @@ def reference_model(seed: int) -> torch.nn.Module:
             self.pos = torch.nn.Parameter(torch.randn(2, D, generator=g) / math.sqrt(D))
             self.qkv = torch.nn.Parameter(torch.randn(3, H, D, D // H, generator=g) / math.sqrt(D))
             self.out = torch.nn.Parameter(torch.randn(H, D // H, D, generator=g) / math.sqrt(D))
-            self.w_in = torch.nn.Linear(D, D_MLP)
-            self.w_out = torch.nn.Linear(D_MLP, D)
-            self.unembed = torch.nn.Parameter(torch.randn(D, P, generator=g) / math.sqrt(D))
+            self.w_in = torch.nn.Parameter(torch.randn(D, D_MLP, generator=g) / math.sqrt(D_MLP))
+            self.b_in = torch.nn.Parameter(torch.zeros(D_MLP))
+            self.w_out = torch.nn.Parameter(torch.randn(D_MLP, D, generator=g) / math.sqrt(D))
+            self.b_out = torch.nn.Parameter(torch.zeros(D))
+            self.unembed = torch.nn.Parameter(torch.randn(D, P, generator=g) / math.sqrt(P))
 
         def forward(self, tokens):
             x = self.embed[tokens] + self.pos  # (N, 2, D)
             q, k, v = (torch.einsum("npd,hde->nhpe", x, w) for w in self.qkv)
             att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D // H), dim=-1)
             x = x + torch.einsum("nhpe,hed->npd", att @ v, self.out)
-            x = x + self.w_out(torch.relu(self.w_in(x)))
+            x = x + torch.relu(x @ self.w_in + self.b_in) @ self.w_out + self.b_out
             return x @ self.unembed  # (N, 2, P): every position
 
     return Reference()
