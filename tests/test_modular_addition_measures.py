@@ -10,6 +10,7 @@ import pytest
 
 from interp_repro.core import Unit, numpy_rng, pca_variance
 from interp_repro.modular_addition.measures import (
+    algorithm,
     betti_fraction,
     betti_vector_counts,
     cluster_cloud,
@@ -22,15 +23,18 @@ from interp_repro.modular_addition.measures import (
     key_frequencies,
     linear_cka,
     logit_cloud,
+    logit_pizza_correlation,
     mean_cka,
     mmd,
     mmd_permutation_test,
+    network_summary,
     pad_diagonal_share,
     pad_test,
     phase_alignment,
     reference_circle,
     reference_disc,
     reference_torus,
+    settled_at,
     simple_neuron_fit,
     torus_distance,
     torus_embedding,
@@ -546,8 +550,53 @@ def test_logit_cloud_of_a_clock_is_a_circle_indexed_by_the_sum():
     np.testing.assert_allclose(np.exp(1j * angle), np.exp(2j * np.pi * f * s / p), atol=1e-9)
 
 
+def test_a_pizzas_logits_fill_a_disc_whose_phases_are_a_circle():
+    p, f = 11, 3
+    a, b, c = np.meshgrid(np.arange(p), np.arange(p), np.arange(p), indexing="ij")
+    clock = np.cos(2 * np.pi * f * (a + b - c) / p)
+    pizza = np.abs(np.cos(np.pi * f * (a - b) / p)) * clock
+    radius = np.linalg.norm(logit_cloud(pizza, f), axis=1)
+    assert radius.max() / radius.min() > 5  # a disc, not a circle
+    assert logit_pizza_correlation(pizza, f) == pytest.approx(1.0)
+    assert logit_pizza_correlation(clock, f) == 0.0  # constant radius
+    np.testing.assert_allclose(np.linalg.norm(logit_cloud(pizza, f, unit=True), axis=1), 1.0)
+    assert abs(logit_pizza_correlation(clock + 0.01 * np.cos(2 * np.pi * (a - c) / p), f)) < 0.5
+
+
 def test_embedding_spectrum_finds_a_planted_frequency():
     p = 13
     W = np.outer(np.cos(2 * np.pi * 4 * np.arange(p) / p), np.ones(5))
     spec = embedding_spectrum(W)
     assert spec.shape == (6,) and int(np.argmax(spec)) + 1 == 4
+
+
+def test_settled_at_is_where_a_curve_stays_near_its_end():
+    lengths = (1000, 3000, 10_000, 20_000)
+    assert settled_at(lengths, [0.2, 0.5, 0.52, 0.5], 0.05) == 3000
+    assert settled_at(lengths, [0.5, 0.2, 0.52, 0.5], 0.05) == 10_000  # left and came back: not settled
+    assert settled_at(lengths, [0.5, 0.5, 0.5, 0.5], 0.05) == 1000
+    assert settled_at(lengths, [0.0, 0.0, 0.0, 1.0], 0.05) == 20_000
+    with pytest.raises(ValueError, match="one value per length"):
+        settled_at(lengths, [0.1, 0.2], 0.05)
+    with pytest.raises(ValueError, match="tol"):
+        settled_at(lengths, [0.1] * 4, 0.0)
+
+
+def test_algorithm_is_zhongs_nearest():
+    assert algorithm(0.98, 0.2) == "pizza"
+    assert algorithm(0.4, 0.8) == "clock"
+    assert algorithm(0.99, 0.9) == "clock"  # far from the Pizza's distance irrelevance
+
+
+def test_network_summary_reads_one_networks_analysis():
+    measured = {"gradient_symmetricity": np.array(0.9), "distance_irrelevance": np.array(0.2),
+                "betti": np.array([[1, 0, 0], [1, 2, 1]]), "pca": np.array([[0.6, 0.38, 0.01, 0.01],
+                                                                         [0.3, 0.3, 0.2, 0.2]]),
+                "cka": np.array([[0.9, 0.5, 0.1], [0.4, 0.8, 0.1]]),
+                "phase_alignment": np.array([[1, 1], [2, 5], [3, 3], [0, 0]])}
+    unit = Unit(SimpleNamespace(p=7), {}, measured)
+    disc = network_summary(unit, "disc")
+    assert list(disc.values()) == pytest.approx([0.9, 0.2, 0.5, 0.79, 0.65, 0.75])
+    assert network_summary(unit, "torus")["manifold share"] == 0.5
+    with pytest.raises(ValueError, match="reference"):
+        network_summary(unit, "circle")

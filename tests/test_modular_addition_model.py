@@ -119,6 +119,26 @@ def test_training_is_deterministic_and_independent_of_stacking():
     assert one.train_loss[-1, 0] < one.train_loss[0, 0]
 
 
+def test_a_checkpoint_is_the_network_of_that_many_steps(tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    kw = dict(steps=8, eval_every=2, **SMALL)
+    long = train("attention", 7, [4], **kw, checkpoints=(4, 8), quiet=True)
+    short = train("attention", 7, [4], **kw | dict(steps=4), quiet=True)
+    for name, value in short.model.state_dict().items():
+        np.testing.assert_array_equal(long.checkpoints[4][name], value.numpy())
+    spec = ex.TrainSpec("learnable", 7, 4, 8, 1e-3, 2.0, 0.8, eval_every=2, **SMALL)
+    specs = ex.train_lengths(spec, (4, 8))
+    model, curves = ex.train_network(specs[0])
+    direct = ex._train(specs[0], (4,))[4]
+    np.testing.assert_array_equal(curves["train_loss"], direct["train_loss"])
+    for name, value in model.state_dict().items():
+        np.testing.assert_array_equal(value.numpy(), direct[f"param.{name}"])
+    with pytest.raises(ValueError, match="multiples of eval_every"):
+        ex.train_lengths(spec, (3, 8))
+    with pytest.raises(ValueError, match="beyond"):
+        train("attention", 7, [4], **kw, checkpoints=(9,), quiet=True)
+
+
 def test_gradient_symmetricity_is_one_for_mlp_add():
     model = ModAddNet(2, 7, "mlp_add", torch_generator(0), **SMALL)
     np.testing.assert_allclose(gradient_symmetricity(model, n_triples=20), 1.0, rtol=1e-5)
@@ -129,7 +149,9 @@ def test_gradient_symmetricity_is_one_for_mlp_add():
 @pytest.mark.parametrize("overrides", [dict(architectures=("transformer",)), dict(p=2), dict(seeds=0),
                                        dict(min_cluster=0), dict(architectures=()), dict(train_frac=1.5),
                                        dict(weight_decay=-1.0),
-                                       dict(architectures=("uniform", "uniform")), dict(lr=float("inf"))])
+                                       dict(architectures=("uniform", "uniform")), dict(lr=float("inf")),
+                                       dict(lengths=()), dict(lengths=(1000, 500)), dict(lengths=(30,)),
+                                       dict(length_seeds=0)])
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)

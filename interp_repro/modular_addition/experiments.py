@@ -6,7 +6,7 @@ One network = one architecture and one seed: a :class:`TrainSpec`. Its weights a
 analysis); each ``*_claims`` function turns them into headline numbers.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +33,13 @@ Arrays = dict[str, np.ndarray]
 ARCHITECTURES = {"uniform": ("attention", 0.0), "learnable": ("attention", 1.0),
                  "mlp_add": ("mlp_add", 1.0), "mlp_concat": ("mlp_concat", 1.0)}
 """The paper's four architectures: name -> (model architecture, attention rate)."""
+
+EXPECTED_MANIFOLD = {"uniform": "disc", "learnable": "disc", "mlp_add": "disc", "mlp_concat": "torus"}
+"""The layer-1 manifold the paper finds for each architecture (§5)."""
+
+SETTLE_TOL = 0.05
+"""A training-length curve has settled where it stays within this of its last value (ours: the
+measures lie in [0, 1], and 0.05 is about the spread of one over seeds at a fixed length)."""
 
 MIN_NETWORKS_FOR_TEST = 4
 """Networks per architecture below which ``measures.distance_test`` has no power worth a claim: with
@@ -73,25 +80,55 @@ class TrainSpec:
                          n_heads=self.n_heads, d_mlp=self.d_mlp, init=self.init)
 
 
+def _train(spec: TrainSpec, lengths: tuple[int, ...]) -> dict[int, Arrays]:
+    """Train ``spec``'s network once, to the longest of ``lengths`` steps, and return what the cache
+    stores for the network of each length: its weights (``param.*``) and its curves up to that step."""
+    kind, rate = ARCHITECTURES[spec.architecture]
+    res = train(kind, spec.p, [spec.seed], steps=max(lengths), rate=rate, lr=spec.lr,
+                weight_decay=spec.weight_decay, train_frac=spec.train_frac, eval_every=spec.eval_every,
+                d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp, init=spec.init,
+                checkpoints=lengths, desc=f"{spec.architecture} seed {spec.seed}")
+    curves = {"train_loss": res.train_loss, "test_loss": res.test_loss, "train_acc": res.train_acc,
+              "test_acc": res.test_acc}
+    out = {}
+    for n in lengths:
+        upto = res.steps <= n
+        out[n] = ({f"param.{k}": v for k, v in res.checkpoints[n].items()} | {"steps": res.steps[upto]}
+                  | {k: v[upto, 0] for k, v in curves.items()})
+    return out
+
+
 def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
     """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
     Like every cached computation it runs on one thread: ``run_networks`` runs one network per core
     instead, which does not slow to a crawl when the machine is busy."""
-    def compute() -> Arrays:
-        kind, rate = ARCHITECTURES[spec.architecture]
-        res = train(kind, spec.p, [spec.seed], steps=spec.steps, rate=rate, lr=spec.lr,
-                    weight_decay=spec.weight_decay, train_frac=spec.train_frac, eval_every=spec.eval_every,
-                    d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp, init=spec.init,
-                    desc=f"{spec.architecture} seed {spec.seed}")
-        out = {f"param.{k}": v.detach().numpy() for k, v in res.model.state_dict().items()}
-        curves = {"steps": res.steps, "train_loss": res.train_loss, "test_loss": res.test_loss,
-                  "train_acc": res.train_acc, "test_acc": res.test_acc}
-        return out | {k: v if k == "steps" else v[:, 0] for k, v in curves.items()}
-    arrays = cached("modular_addition/train", spec, compute)
+    arrays = cached("modular_addition/train", spec, lambda: _train(spec, (spec.steps,))[spec.steps])
     model = spec.build()
     model.load_state_dict({k.removeprefix("param."): torch.as_tensor(v) for k, v in arrays.items()
                            if k.startswith("param.")})
     return model, {k: v for k, v in arrays.items() if not k.startswith("param.")}
+
+
+def train_lengths(spec: TrainSpec, lengths: tuple[int, ...]) -> list[TrainSpec]:
+    """The network of ``spec`` trained for each of ``lengths`` steps: trained once, to the longest,
+    and cached at every length as the network of that many steps (it is: warm-up and learning rate
+    do not depend on the run's length, and the curves are evaluated at the same steps), so
+    :func:`train_network` loads them. Returns their specs, in the order of ``lengths``."""
+    off = [n for n in lengths if n % spec.eval_every]
+    if off:
+        raise ValueError(f"lengths {off} are not multiples of eval_every = {spec.eval_every}: a run of that "
+                         "length would be evaluated at its last step, a checkpoint of a longer one not")
+    specs = [replace(spec, steps=n) for n in lengths]
+    runs: dict[int, Arrays] = {}
+
+    def checkpoint(n: int) -> Arrays:
+        if not runs:  # the first missing length trains the network (on one thread, inside ``cached``)
+            runs.update(_train(spec, lengths))
+        return runs[n]
+
+    for s in specs:
+        cached("modular_addition/train", s, lambda n=s.steps: checkpoint(n))
+    return specs
 
 
 def trained_model(unit: Unit[TrainSpec]) -> ModAddNet:
@@ -102,7 +139,11 @@ def trained_model(unit: Unit[TrainSpec]) -> ModAddNet:
 @dataclass(frozen=True)
 class ModAddConfig(Preset):
     """Networks of every architecture in ``architectures`` over ``seeds`` seeds (Zhong et al.'s
-    recipe: AdamW lr 1e-3, weight decay 2.0, train fraction 0.8, full batch; step budget ours)."""
+    recipe: AdamW lr 1e-3, weight decay 2.0, train fraction 0.8, full batch), trained for ``steps``
+    steps; Zhong trains 20,000, ``paper`` does too. The first ``length_seeds`` seeds of each
+    architecture are also trained to each of ``lengths`` steps and analysed there: the
+    training-length curves from which the chapter chooses the shorter budgets of ``ci`` and ``book``.
+    """
 
     architectures: tuple[str, ...] = tuple(ARCHITECTURES)
     p: int = 59
@@ -116,21 +157,30 @@ class ModAddConfig(Preset):
     d_mlp: int = 512
     eval_every: int = 25
     init: str = "reference"
+    lengths: tuple[int, ...] = (1000, 3000, 10_000)
+    length_seeds: int = 1
     min_cluster: int = 4
     max_clusters: int = 3
     n_landmarks: int = 200
     seed: int = 0
 
     PRESETS: ClassVar = {
-        "ci": dict(seeds=2),
+        "ci": dict(seeds=2, lengths=(250, 500, 1000)),
         "book": dict(),
-        "paper": dict(seeds=100, steps=3000),
+        "paper": dict(seeds=100, steps=20_000, lengths=(1000, 3000, 10_000, 20_000), length_seeds=3),
     }
 
     def __post_init__(self):
         check_choices("architectures", self.architectures, ARCHITECTURES)
-        for name in ("seeds", "min_cluster", "max_clusters", "n_landmarks"):
+        for name in ("seeds", "length_seeds", "min_cluster", "max_clusters", "n_landmarks"):
             check_positive_int(name, getattr(self, name))
+        if not self.lengths or list(self.lengths) != sorted(set(self.lengths)):
+            raise ValueError(f"lengths must be increasing step counts, got {self.lengths!r}")
+        for n in self.lengths:
+            check_positive_int("lengths", n)
+            if n % self.eval_every:
+                raise ValueError(f"every length must be a multiple of eval_every = {self.eval_every}, "
+                                 f"got {n}")
         self.spec(self.architectures[0], self.seed)  # validates the shared fields
 
     def spec(self, architecture: str, seed: int) -> TrainSpec:
@@ -165,6 +215,43 @@ def _network_jobs(cfg: ModAddConfig, views: bool = False) -> list[Job]:
     chapter draws (the claims never read them)."""
     return [Job(_unit_and_view if views and spec.seed == cfg.seed else _unit, (cfg, spec))
             for spec in _specs(cfg)]
+
+
+def _length_units(cfg: ModAddConfig, spec: TrainSpec) -> list[Unit[TrainSpec]]:
+    """One network trained once to the longest of ``cfg.lengths``, analysed at every length."""
+    return [_unit(cfg, s) for s in train_lengths(spec, cfg.lengths)]
+
+
+def _length_jobs(cfg: ModAddConfig) -> list[Job]:
+    return [Job(_length_units, (cfg, cfg.spec(arch, s)))
+            for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.length_seeds)]
+
+
+def run_lengths(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[list[Unit[TrainSpec]]]]:
+    """The training-length experiment (issue: Zhong trains 20,000 steps, our budgets are shorter):
+    architecture -> for each of the first ``cfg.length_seeds`` seeds, one Unit per length of
+    ``cfg.lengths``. The network at a length is the one :func:`run_networks` trains for that many
+    steps, so a length equal to ``cfg.steps`` shares its networks."""
+    run_jobs(_length_jobs(cfg), desc="training lengths", workers=workers)
+    return {arch: [_length_units(cfg, cfg.spec(arch, s))
+                   for s in range(cfg.seed, cfg.seed + cfg.length_seeds)] for arch in cfg.architectures}
+
+
+def length_summary(res: dict[str, list[list[Unit[TrainSpec]]]]) -> dict[str, np.ndarray]:
+    """Architecture -> (seeds, lengths, measures) array of ``measures.network_summary`` for the
+    results of :func:`run_lengths` (measures in the order of ``measures.NETWORK_SUMMARY``)."""
+    def row(unit: Unit[TrainSpec]) -> list[float]:
+        return list(measures.network_summary(unit, EXPECTED_MANIFOLD[unit.spec.architecture]).values())
+
+    return {arch: np.array([[row(u) for u in units] for units in seeds]) for arch, seeds in res.items()}
+
+
+def settling(summary: dict[str, np.ndarray], lengths: tuple[int, ...],
+             tol: float = SETTLE_TOL) -> dict[str, list[int]]:
+    """Architecture -> for each measure, the length from which its median over seeds stays within
+    ``tol`` of its value at the longest length (``measures.settled_at``)."""
+    return {arch: [measures.settled_at(lengths, np.median(values[:, :, k], axis=0), tol)
+                   for k in range(values.shape[2])] for arch, values in summary.items()}
 
 
 def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Unit[TrainSpec]]]:
@@ -245,9 +332,10 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
 
 
 def jobs(scale: str) -> list[Job]:
-    """The study's independent cached computations at ``scale``: one per network (train, analyse),
-    with the manifolds chapter's views."""
-    return _network_jobs(ModAddConfig.preset(scale), views=True)
+    """The study's independent cached computations at ``scale``: the training-length runs, then
+    one per network (train, analyse), with the manifolds chapter's views."""
+    cfg = ModAddConfig.preset(scale)
+    return _length_jobs(cfg) + _network_jobs(cfg, views=True)
 
 
 def run_all(scale: str) -> dict[str, Any]:

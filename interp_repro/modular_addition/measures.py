@@ -23,6 +23,8 @@ from scipy.spatial.distance import cdist
 
 from interp_repro.core import (
     Unit,
+    check_choices,
+    check_positive,
     check_positive_int,
     check_real_array,
     numpy_rng,
@@ -114,13 +116,32 @@ def gradient_symmetricity(model: ModAddNet, n_triples: int = 100, seed: int = 0)
     return torch.nn.functional.cosine_similarity(ga, gb, dim=-1).mean(-1).detach().numpy()
 
 
-def logit_cloud(logits: np.ndarray, f: int) -> np.ndarray:
+def logit_cloud(logits: np.ndarray, f: int, unit: bool = False) -> np.ndarray:
     """The logit manifold at frequency f (the paper, §5): each input pair's logit vector projected on
-    (cos 2 pi f c / p, sin 2 pi f c / p) over the classes c, shape (p^2, 2) (projection ours); ``logits``
-    is one network's (p, p, p) table of :func:`tables`."""
+    (cos 2 pi f c / p, sin 2 pi f c / p) over the classes c, shape (p^2, 2) (projection ours: the
+    paper's code was not available); ``logits`` is one network's (p, p, p) table of :func:`tables`.
+
+    A Clock's logits at f are A cos(2 pi f (a + b - c) / p): a circle of radius A p / 2. A Pizza's
+    are about A |cos(pi f (a - b) / p)| cos(2 pi f (a + b - c) / p) (Zhong et al. 2023, §4), whose
+    radius varies with a - b: the projection fills a disc (:func:`logit_pizza_correlation`). With
+    ``unit``, each point is scaled to length 1, keeping only the logit's phase: a circle for both."""
     p = logits.shape[-1]
     c = 2 * np.pi * f * np.arange(p) / p
-    return logits.reshape(p * p, p) @ np.stack([np.cos(c), np.sin(c)], axis=1)
+    cloud = logits.reshape(p * p, p) @ np.stack([np.cos(c), np.sin(c)], axis=1)
+    return cloud / np.linalg.norm(cloud, axis=1, keepdims=True).clip(1e-12) if unit else cloud
+
+
+def logit_pizza_correlation(logits: np.ndarray, f: int) -> float:
+    """Pearson correlation, over the p^2 input pairs, between the radius of :func:`logit_cloud` at f
+    and |cos(pi f (a - b) / p)|: near 1 for a Pizza's logits (a disc), near 0 for a Clock's (a circle,
+    whose radius does not depend on a - b); 0 when the radius is constant up to rounding (ours)."""
+    p = logits.shape[-1]
+    radius = np.linalg.norm(logit_cloud(logits, f), axis=1)
+    a, b = np.divmod(np.arange(p * p), p)
+    pizza = np.abs(np.cos(np.pi * f * (a - b) / p))
+    if radius.std() <= 1e-9 * radius.mean():  # constant up to rounding
+        return 0.0
+    return float(np.corrcoef(radius, pizza)[0, 1])
 
 
 def embedding_spectrum(W_E: np.ndarray) -> np.ndarray:
@@ -408,14 +429,15 @@ def betti_vector_counts(bettis: Sequence[Sequence[int]]) -> dict[tuple[int, ...]
 
 
 def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: int) -> Arrays:
-    """The paper's per-network analysis (§3-5) of a single-instance ``model``: key frequencies
-    (``freqs``), the clusters with at least ``min_cluster`` neurons (``n_clusters``) and, for the
-    ``max_clusters`` largest (``cluster_freqs``, ``cluster_sizes``), their top-4 PCA shares (``pca``),
-    Betti numbers up to H2 on ``n_landmarks`` landmarks (``betti``), CKA with each of
-    :data:`REFERENCES` (``cka``), the Betti numbers of the logit manifold at their frequency
-    (``logit_betti``) and the median simple-neuron R^2 of their neurons (``r2``); every neuron's
-    fitted phases (``phi_L``, ``phi_R``) and phase alignment sample (``phase_alignment``); the H1
-    diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` and
+    """The paper's per-network analysis (§3-5) of a single-instance ``model``: key frequencies (``freqs``),
+    the clusters with at least ``min_cluster`` neurons (``n_clusters``) and, for the ``max_clusters``
+    largest (``cluster_freqs``, ``cluster_sizes``), their top-4 PCA shares (``pca``), Betti numbers up
+    to H2 on ``n_landmarks`` landmarks (``betti``), CKA with each of :data:`REFERENCES` (``cka``), the
+    Betti numbers of the logit manifold at their frequency (``logit_betti``; of its phases alone,
+    ``logit_betti_unit``), how much its radius follows a Pizza's (``logit_pizza``:
+    :func:`logit_pizza_correlation`) and the median simple-neuron R^2 of their neurons (``r2``); every
+    neuron's fitted phases (``phi_L``, ``phi_R``) and phase alignment sample (``phase_alignment``); the
+    H1 diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` and
     ``distance_irrelevance``; the ``embedding_spectrum``."""
     pre, logits = (x[0] for x in tables(model))
     p = model.p
@@ -426,7 +448,7 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     order = sorted(groups, key=lambda f: (-groups[f].size, f))[:max_clusters]
     fit = simple_neuron_fit(pre, freqs)
     refs = {"disc": reference_disc, "torus": reference_torus, "circle": reference_circle}
-    pca, betti, cka, logit_betti, r2 = [], [], [], [], []
+    pca, betti, cka, logit_betti, logit_unit, logit_pizza, r2 = [], [], [], [], [], [], []
     for f in order:
         cloud = cluster_cloud(pre, groups[f])
         ratios = pca_variance(cloud)
@@ -434,6 +456,8 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         betti.append(betti_numbers(cloud, maxdim=2, n_landmarks=n_landmarks))
         cka.append([linear_cka(cloud, refs[name](p, f)) for name in REFERENCES])
         logit_betti.append(betti_numbers(logit_cloud(logits, f), maxdim=1, n_landmarks=n_landmarks))
+        logit_unit.append(betti_numbers(logit_cloud(logits, f, unit=True), maxdim=1, n_landmarks=n_landmarks))
+        logit_pizza.append(logit_pizza_correlation(logits, f))
         r2.append(np.median(fit["r2"][groups[f]]))
     largest = cluster_cloud(pre, groups[order[0]])
     pair = np.arange(p * p)
@@ -442,7 +466,8 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         "freqs": freqs, "cluster_freqs": np.array(order),
         "cluster_sizes": np.array([groups[f].size for f in order]), "n_clusters": np.array(len(groups)),
         "pca": np.array(pca), "betti": np.array(betti), "cka": np.array(cka),
-        "logit_betti": np.array(logit_betti), "r2": np.array(r2),
+        "logit_betti": np.array(logit_betti), "logit_betti_unit": np.array(logit_unit),
+        "logit_pizza": np.array(logit_pizza), "r2": np.array(r2),
         "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
         "phase_alignment": phase_alignment(pre),
         "h1": persistence(largest, maxdim=1, n_landmarks=n_landmarks)[1],
@@ -484,6 +509,16 @@ def betti_fraction(units: Sequence[Unit], vector: tuple[int, ...], key: str = "b
     return float(np.mean([tuple(b) == vector for u in units for b in u.measured[key]]))
 
 
+def logit_summary(units: Sequence[Unit]) -> dict[str, float]:
+    """The logit manifolds of ``units`` two ways: the share that are circles (Betti (1, 1)) as
+    :func:`logit_cloud` projects them and as their phases alone (``unit=True``), and the median
+    :func:`logit_pizza_correlation` (how much their radius follows a Pizza's |cos(pi f (a - b) / p)|)."""
+    return {"circles (projection)": betti_fraction(units, (1, 1), key="logit_betti"),
+            "circles (phases alone)": betti_fraction(units, (1, 1), key="logit_betti_unit"),
+            "radius ~ Pizza's (median r)": float(np.median(np.concatenate(
+                [u.measured["logit_pizza"] for u in units])))}
+
+
 def mean_cka(units: Sequence[Unit], reference: str) -> float:
     """Mean linear CKA between the analysed clusters of ``units`` and the theorem's ``reference``
     manifold, one of :data:`REFERENCES` (the paper, §5)."""
@@ -496,6 +531,45 @@ def pad_diagonal_share(units: Sequence[Unit]) -> float:
     averaged over networks: aligned phases (phi_L = phi_R) put every peak there (the paper, §5)."""
     return float(np.mean([np.mean(torus_distance(u.measured["phase_alignment"], u.spec.p) == 0)
                           for u in units]))
+
+
+ZHONG_ALGORITHMS = {"pizza": (0.99, 0.17), "clock": (0.33, 0.85)}
+"""Zhong et al.'s (2023, §4) typical (gradient symmetricity, distance irrelevance) of each algorithm."""
+
+
+def algorithm(grad_sym: float, dist_irr: float) -> str:
+    """"clock" or "pizza": the algorithm of :data:`ZHONG_ALGORITHMS` nearest to a network's two
+    metrics (Euclidean, in the plane of the two; ours: Zhong sorts networks by eye on this plane)."""
+    return min(ZHONG_ALGORITHMS, key=lambda name: np.hypot(grad_sym - ZHONG_ALGORITHMS[name][0],
+                                                          dist_irr - ZHONG_ALGORITHMS[name][1]))
+
+
+NETWORK_SUMMARY = ("gradient symmetricity", "distance irrelevance", "manifold share", "top-2 PCA share",
+                   "CKA to the reference", "PAD on the diagonal")
+"""The per-network numbers of :func:`network_summary`, in its order."""
+
+
+def network_summary(unit: Unit, reference: str) -> dict[str, float]:
+    """One network's headline measures, those the training-length curves follow: Zhong's two
+    metrics; the share of its analysed clusters that are the paper's manifold ``reference`` ("disc":
+    :func:`disc_fraction`, "torus": Betti (1, 2, 1)); their median top-2 PCA share; their mean CKA with
+    that reference; the share of its neurons whose phase-alignment peak is on the diagonal."""
+    check_choices("reference", (reference,), ("disc", "torus"))
+    shape = disc_fraction([unit]) if reference == "disc" else betti_fraction([unit], (1, 2, 1))
+    values = (float(unit.measured["gradient_symmetricity"]), float(unit.measured["distance_irrelevance"]),
+              shape, float(np.median(unit.measured["pca"][:, :2].sum(1))), mean_cka([unit], reference),
+              pad_diagonal_share([unit]))
+    return dict(zip(NETWORK_SUMMARY, values, strict=True))
+
+
+def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> int:
+    """The first of ``lengths`` from which every later value lies within ``tol`` of the last one
+    (the last length when none earlier does): where a curve has settled."""
+    values = np.asarray(values, dtype=float)
+    if len(lengths) != values.size or not values.size:
+        raise ValueError(f"need one value per length, got {len(lengths)} lengths and {values.size} values")
+    off = np.flatnonzero(np.abs(values - values[-1]) > check_positive("tol", tol))
+    return int(lengths[off[-1] + 1]) if off.size else int(lengths[0])
 
 
 def pad_test(a: Sequence[Unit], b: Sequence[Unit], n_permutations: int = 1000,

@@ -28,6 +28,56 @@ def training_curves(res: dict[str, list[Unit]]):
     return fig
 
 
+def zhong_plane(res: dict[str, list[Unit]]):
+    """Every network on the plane of Zhong's two metrics, one colour per architecture, with Zhong's
+    typical Pizza and Clock (``measures.ZHONG_ALGORITHMS``) and the line where they are equally near
+    (``measures.algorithm`` calls a network by the side it lies on)."""
+    fig, ax = plt.subplots(figsize=(4.8, 4))
+    for i, (arch, nets) in enumerate(res.items()):
+        ax.scatter([float(n.measured["gradient_symmetricity"]) for n in nets],
+                   [float(n.measured["distance_irrelevance"]) for n in nets], color=f"C{i}", s=18,
+                   alpha=0.8, label=LABELS[arch])
+    (x0, y0), (x1, y1) = measures.ZHONG_ALGORITHMS.values()
+    for name, (x, y) in measures.ZHONG_ALGORITHMS.items():
+        ax.scatter([x], [y], marker="*", s=160, color="k")
+        ax.annotate(f"Zhong: {name}", (x, y), xytext=(5, 5), textcoords="offset points", fontsize=8)
+    mid, grid = ((x0 + x1) / 2, (y0 + y1) / 2), np.linspace(0, 1, 2)
+    ax.plot(grid, mid[1] - (x1 - x0) / (y1 - y0) * (grid - mid[0]), color="0.5", ls="--", lw=1)
+    ax.set(xlabel="gradient symmetricity", ylabel="distance irrelevance", xlim=(0, 1.05), ylim=(0, 1.05))
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def training_length(summary: dict[str, np.ndarray], lengths: tuple[int, ...], budget: int):
+    """Each measure of ``measures.network_summary`` against training length (``summary`` from
+    ``experiments.length_summary``): one colour per architecture, thin lines for seeds, thick for
+    their median; dotted, Zhong's values for a Pizza (gradient symmetricity 0.99, distance
+    irrelevance 0.17) and a Clock (0.33, 0.85) and the paper's disc threshold; grey, ``budget``."""
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6), sharex=True)
+    for k, (ax, name) in enumerate(zip(axes.flat, measures.NETWORK_SUMMARY, strict=True)):
+        for i, (arch, values) in enumerate(summary.items()):
+            for seed_values in values[:, :, k]:
+                ax.plot(lengths, seed_values, color=f"C{i}", lw=0.6, alpha=0.5)
+            ax.plot(lengths, np.median(values[:, :, k], axis=0), color=f"C{i}", lw=2, marker="o", ms=4,
+                    label=LABELS[arch])
+        if k < 2:
+            for algorithm, values in measures.ZHONG_ALGORITHMS.items():
+                ax.axhline(values[k], color="k", ls=":", lw=1)
+                ax.annotate(f"Zhong: {algorithm}", (lengths[0], values[k]), fontsize=7, va="bottom")
+        if name == "top-2 PCA share":
+            ax.axhline(measures.DISC_PCA_SHARE, color="k", ls=":", lw=1)
+        ax.axvline(budget, color="0.6", lw=1)
+        ax.set(title=name, xscale="log", ylim=(-0.03, 1.03))
+        ax.set_xticks(lengths, [f"{n:,}" for n in lengths], minor=False)
+        ax.minorticks_off()
+    for ax in axes[1]:
+        ax.set_xlabel("training steps")
+    axes[0, 0].legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
 def embedding_spectra(res: dict[str, list[Unit]]):
     """Norm of the token embedding's Fourier transform per frequency, first network of each
     architecture: a few key frequencies stand out."""

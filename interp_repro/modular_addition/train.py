@@ -29,6 +29,7 @@ class TrainResult:
     test_loss: np.ndarray
     train_acc: np.ndarray
     test_acc: np.ndarray
+    checkpoints: dict[int, dict[str, np.ndarray]]  # step -> the model's state (numpy) after that step
 
 
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -48,17 +49,23 @@ def scores(model: ModAddNet, idx: torch.Tensor) -> tuple[np.ndarray, np.ndarray]
 
 def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: float = 1.0, lr: float = 1e-3,
           weight_decay: float = 2.0, train_frac: float = 0.8, eval_every: int = 50, d_model: int = 128,
-          n_heads: int = 4, d_mlp: int = 512, init: str = "reference", desc: str = "training",
-          quiet: bool | None = None) -> TrainResult:
+          n_heads: int = 4, d_mlp: int = 512, init: str = "reference", checkpoints: tuple[int, ...] = (),
+          desc: str = "training", quiet: bool | None = None) -> TrainResult:
     """Train one instance per seed in ``seeds``, all stacked. Seed s fixes both instance's split
     (``data.split``) and its initialisation (``torch_generator(s)``), so an instance's result does not
-    depend on which other seeds it is stacked with."""
+    depend on which other seeds it is stacked with. The model's state is also kept after each step
+    count in ``checkpoints`` (at most ``steps``): the learning-rate schedule does not depend on
+    ``steps``, so it is the state a run of that many steps ends in."""
     if not isinstance(seeds, list | tuple) or not seeds:
         raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
     check_positive_int("steps", steps)
     check_positive_int("eval_every", eval_every)
     check_fraction("train_frac", train_frac)
     check_positive("lr", lr)
+    for c in checkpoints:
+        check_positive_int("checkpoints", c)
+        if c > steps:
+            raise ValueError(f"checkpoint {c} lies beyond the run's {steps} steps")
     instances = [ModAddNet(1, p, architecture, torch_generator(s), rate=rate, d_model=d_model,
                            n_heads=n_heads, d_mlp=d_mlp, init=init) for s in seeds]
     model = instances[0]
@@ -73,7 +80,10 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(step / 10, 1.0))
     evals: list[dict[str, np.ndarray]] = []
     eval_steps: list[int] = []
+    states: dict[int, dict[str, np.ndarray]] = {}
     for step in progress(range(steps + 1), desc=desc, quiet=quiet):
+        if step in checkpoints:
+            states[step] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
         if step % eval_every == 0 or step == steps:
             (train_loss, train_acc), (test_loss, test_acc) = scores(model, train_idx), scores(model, test_idx)
             evals.append({"train_loss": train_loss, "train_acc": train_acc, "test_loss": test_loss,
@@ -87,4 +97,4 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         opt.step()
         sched.step()
     curves = {name: np.array([e[name] for e in evals]) for name in evals[0]}  # each (n_evals, K)
-    return TrainResult(model, train_idx, test_idx, np.array(eval_steps), **curves)
+    return TrainResult(model, train_idx, test_idx, np.array(eval_steps), **curves, checkpoints=states)
