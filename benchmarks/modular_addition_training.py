@@ -6,12 +6,16 @@
 2. Achieved FLOP/s of our training step against this machine's own float32 matmul FLOP/s.
 3. ``torch.compile`` of our step against eager.
 4. K seeds stacked in one program against the same seeds one after another (attention and MLP-Add).
+5. The paper's 703 networks at Zhong's 20,000 steps, projected from one measured step of each
+   architecture: one network per core on this CPU, and, with ``--device cuda``, stacks of
+   ``experiments.STACK`` networks on the GPU.
 
-Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N] [--out FILE]``.
+Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N] [--device D] [--out FILE]``.
 """
 
 import argparse
 import math
+import os
 import platform
 import time
 from pathlib import Path
@@ -19,12 +23,17 @@ from pathlib import Path
 import torch
 
 from interp_repro.benchmarks import comparison, write_result
-from interp_repro.core import torch_generator
+from interp_repro.core import select_device, torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
+from interp_repro.modular_addition.experiments import ARCHITECTURES, STACK
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.train import cross_entropy
 
 P, D, H, D_MLP = 59, 128, 4, 512
+PAPER_NETWORKS, PAPER_STEPS = 703, 20_000
+"""The paper's trained one-layer networks (Moisescu-Pareja et al. 2025) and Zhong's training length."""
+GPU_TARGET_S = 15 * 60
+"""The performance issue's target for the paper's networks on one modern GPU."""
 
 
 def reference_model(seed: int) -> torch.nn.Module:
@@ -91,15 +100,18 @@ def run_reference(seed: int) -> tuple[float, int]:
     return time_to_perfect(step, test_acc)
 
 
-def ours(seeds: list[int], architecture: str = "attention", compile_step: bool = False):
+def ours(seeds: list[int], architecture: str = "attention", compile_step: bool = False, rate: float = 1.0,
+         device: str = "cpu"):
     """Our model and step for ``seeds`` stacked: returns (step function, test accuracy function)."""
-    instances = [ModAddNet(1, P, architecture, torch_generator(s), rate=1.0) for s in seeds]
+    instances = [ModAddNet(1, P, architecture, torch_generator(s), rate=rate) for s in seeds]
     model = instances[0]
     if len(seeds) > 1:
         for name, param in model.named_parameters():
             param.data = torch.cat([getattr(m, name) for m in instances])
-    tr, te = split(P, 0.8, seeds)
-    a, b, y = all_pairs(P)
+    dev = select_device(device)
+    model.to(dev)
+    tr, te = (idx.to(dev) for idx in split(P, 0.8, seeds))
+    a, b, y = (x.to(dev) for x in all_pairs(P))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=2.0, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(s / 10, 1.0))
     forward = torch.compile(model) if compile_step else model
@@ -118,12 +130,35 @@ def ours(seeds: list[int], architecture: str = "attention", compile_step: bool =
     return step, test_acc
 
 
-def step_seconds(step_fn, steps: int = 30) -> float:
+def step_seconds(step_fn, steps: int = 30, device: str = "cpu") -> float:
     step_fn(0)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sync()
     start = time.perf_counter()
     for s in range(steps):
         step_fn(s)
+    sync()
     return (time.perf_counter() - start) / steps
+
+
+def paper_projection(device: str, cores: int) -> dict:
+    """Seconds for the paper's networks at Zhong's length: per architecture (a quarter of them each),
+    one measured step times the steps, one network per core on the CPU, or stacks of ``STACK`` per
+    program on a GPU (one program at a time)."""
+    per_arch = PAPER_NETWORKS / len(ARCHITECTURES)
+    out = {"networks": PAPER_NETWORKS, "steps": PAPER_STEPS, "device": device}
+    total = 0.0
+    for name, (kind, rate) in ARCHITECTURES.items():
+        if device == "cpu":
+            step = step_seconds(ours([0], kind, rate=rate)[0], steps=10)
+            seconds = step * PAPER_STEPS * per_arch / cores
+        else:
+            step = step_seconds(ours(list(range(STACK)), kind, rate=rate, device=device)[0], steps=20,
+                                device=device) / STACK
+            seconds = step * PAPER_STEPS * per_arch
+        out[name] = {"seconds_per_network_step": step, "projected_s": seconds}
+        total += seconds
+    return out | {"projected_s": total, "projected_h": total / 3600}
 
 
 def matmul_flops(n: int = 1024, repeats: int = 20) -> float:
@@ -146,6 +181,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (the library trains one network per core on one thread)")
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda: the paper-scale projection on a GPU")
     parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/modular_addition_training.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -175,6 +211,7 @@ def main() -> None:
         stacking[arch] = {"seconds_per_step_all_seeds_stacked": batched,
                           "seconds_per_step_one_after_another": single, "speedup": single / batched}
 
+    projection = paper_projection(args.device, os.cpu_count() or 1)
     result = {
         "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads",
         "torch": torch.__version__,
@@ -185,6 +222,7 @@ def main() -> None:
         "compile": {"eager_step_s": eager, "compiled_step_s": compiled, "first_call_s": compile_s,
                     "speedup": eager / compiled},
         "stacked_vs_sequential": {"seeds": args.seeds, **stacking},
+        "paper_projection": projection,
         "comparisons": [
             comparison("time to 100% test vs a reference-style loop", t_ours, t_ref, "one network"),
             *([comparison("torch.compile vs eager, per step", compiled, eager, "after compiling")]
@@ -192,6 +230,9 @@ def main() -> None:
             *[comparison(f"{arch}: stacked vs one seed after another",
                          s["seconds_per_step_all_seeds_stacked"], s["seconds_per_step_one_after_another"],
                          f"{args.seeds} seeds") for arch, s in stacking.items()],
+            comparison(f"paper scale projected on {args.device} vs the 15-minute GPU target",
+                       projection["projected_s"], GPU_TARGET_S,
+                       f"{PAPER_NETWORKS} networks x {PAPER_STEPS:,} steps"),
         ],
     }
     write_result(result, args.out)

@@ -13,6 +13,7 @@ from pathlib import Path
 from interp_repro import STUDIES, __version__
 from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale
 from interp_repro.core.cache import cache_usage, check_cache_dir, prune
+from interp_repro.core.device import DEVICE_ENV, DEVICES, default_device
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
@@ -34,6 +35,7 @@ environment variables (a command-line flag wins over its variable):
   INTERP_REPRO_WORKERS  local worker processes (default one per core); --workers N
   INTERP_REPRO_DASK     a Dask scheduler to run jobs on; --dask ADDRESS (--workers N ignores it)
   INTERP_REPRO_QUIET    1: no progress bars; --quiet
+  INTERP_REPRO_DEVICE   where modular addition stacks its networks: cpu (default), cuda, auto; --device
   INTERP_REPRO_BOOK     the book's source folder for chapter and figure (default ./book); --book DIR
 """
 
@@ -229,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--seed-offset", type=_seed_offset, default=0, metavar="K",
                      help="shift every seed by K: check the claims on other seeds (not recorded)")
+    device_help = ("cpu, or cuda (auto: cuda where torch sees a GPU) to train modular addition's networks "
+                   "stacked on the GPU, many per program")
+    run.add_argument("--device", choices=(*DEVICES, "auto"), default=None, help=device_help)
     where = run.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_workers, default=None,
                        help="train independent models in N local processes (default: one per core)")
@@ -243,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="executed notebook to write (default _build/chapters/STUDY/PAGE.ipynb)")
     chap.add_argument("--book", type=Path, default=None, help=book_help)
     chap.add_argument("--quiet", action="store_true", help="no progress bars")
+    chap.add_argument("--device", choices=(*DEVICES, "auto"), default=None, help=device_help)
     fig = _command(sub, "figure", "render book figures by name (the name: of their MyST figure) to PDF, "
                    "SVG or PNG files, from the cache, training only what is missing", cmd_figure)
     fig.add_argument("names", nargs="*", metavar="NAME", help="figure names, e.g. fig-dstar (see --list)")
@@ -283,7 +289,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.pop(DASK_ENV, None)
     if getattr(args, "dask", None):
         os.environ[DASK_ENV] = args.dask
+    if getattr(args, "device", None):
+        os.environ[DEVICE_ENV] = args.device
     try:
+        try:
+            default_device()
+        except (ValueError, RuntimeError) as err:
+            raise ConfigError(f"${DEVICE_ENV} or --device: {err}") from None
         if "scale" in args and args.scale is None:
             args.scale = _default_scale()
         if "book" in args:

@@ -7,6 +7,7 @@ import os
 import numpy as np
 import papermill
 import pytest
+import torch
 from chapters import ROOT, toc_files
 
 import interp_repro.cli as cli
@@ -187,6 +188,16 @@ def test_workers_flag_wins_over_the_dask_environment(monkeypatch, seen):
     assert main(["run", "abstraction", "--workers", "2"]) == 0
     [(_, env)] = seen
     assert env["INTERP_REPRO_DASK"] is None and env["INTERP_REPRO_WORKERS"] == "2"
+
+
+def test_device_flag_sets_the_environment_and_a_missing_gpu_is_one_line(monkeypatch, seen, capsys):
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "cpu")  # restored afterwards, with what main sets
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["run", "modular_addition", "--device", "auto"]) == 0
+    assert os.environ["INTERP_REPRO_DEVICE"] == "auto"
+    assert main(["chapter", "modular_addition/clock_pizza", "--device", "cuda"]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
+    assert len(seen) == 1
 
 
 @pytest.mark.parametrize("argv", [["run", "abstraction"], ["chapter", "abstraction/linear_theory"]])

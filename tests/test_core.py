@@ -14,7 +14,7 @@ import torch
 
 import interp_repro.core.cache as cache_mod
 from interp_repro.core.cache import cache_dir, cache_key, cached, is_cached, library_fingerprint
-from interp_repro.core.device import cpu_threads, select_device
+from interp_repro.core.device import cpu_threads, default_device, select_device
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.progress import progress
 from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
@@ -168,6 +168,24 @@ def test_a_cached_computation_runs_on_one_thread_in_torch_and_blas(tmp_path, mon
 def test_select_device_cpu():
     assert select_device("cpu") == torch.device("cpu")
     assert select_device() == torch.device("cpu")
+
+
+def test_default_device_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "cpu")
+    monkeypatch.delenv("INTERP_REPRO_DEVICE")
+    assert default_device() == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "auto")
+    assert default_device() == "cpu"
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "cuda")
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        default_device()
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="unknown device"):
+        default_device()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "auto")
+    assert default_device() == "cuda"
 
 
 def test_select_device_unknown_name():

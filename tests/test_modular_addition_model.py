@@ -127,16 +127,49 @@ def test_a_checkpoint_is_the_network_of_that_many_steps(tmp_path, monkeypatch):
     for name, value in short.model.state_dict().items():
         np.testing.assert_array_equal(long.checkpoints[4][name], value.numpy())
     spec = ex.TrainSpec("learnable", 7, 4, 8, 1e-3, 2.0, 0.8, eval_every=2, **SMALL)
-    specs = ex.train_lengths(spec, (4, 8))
+    specs = ex.train_lengths([spec], (4, 8))[0]
     model, curves = ex.train_network(specs[0])
-    direct = ex._train(specs[0], (4,))[4]
+    direct = ex._train([specs[0]], (4,))[0][4]
     np.testing.assert_array_equal(curves["train_loss"], direct["train_loss"])
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(value.numpy(), direct[f"param.{name}"])
     with pytest.raises(ValueError, match="multiples of eval_every"):
-        ex.train_lengths(spec, (3, 8))
+        ex.train_lengths([spec], (3, 8))
     with pytest.raises(ValueError, match="beyond"):
         train("attention", 7, [4], **kw, checkpoints=(9,), quiet=True)
+
+
+def test_stacked_networks_match_their_own_runs(tmp_path, monkeypatch):
+    """The GPU path trains many networks per program; on the CPU the stacked numbers match the
+    per-network ones up to float rounding."""
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    specs = [ex.TrainSpec("uniform", 7, seed, 6, 1e-3, 2.0, 0.8, eval_every=2, **SMALL) for seed in (1, 2)]
+    stacked = ex._train(specs, (2, 6))
+    for spec, arrays in zip(specs, stacked, strict=True):
+        alone = ex._train([spec], (2, 6))[0]
+        for n in (2, 6):
+            assert arrays[n].keys() == alone[n].keys()
+            for name, value in alone[n].items():
+                np.testing.assert_allclose(arrays[n][name], value, rtol=1e-4, atol=1e-6, err_msg=name)
+    trained = ex.train_lengths(specs, (2, 6))
+    assert [[s.steps for s in t] for t in trained] == [[2, 6], [2, 6]]
+    np.testing.assert_allclose(ex.train_network(trained[1][1])[1]["train_loss"], stacked[1][6]["train_loss"])
+    with pytest.raises(ValueError, match="seeds only"):
+        ex._train([specs[0], ex.TrainSpec("learnable", 7, 3, 6, 1e-3, 2.0, 0.8, eval_every=2, **SMALL)], (6,))
+
+
+def test_a_gpu_stacks_the_networks_and_the_cpu_runs_one_per_job(monkeypatch):
+    cfg = ex.ModAddConfig.preset("paper", seeds=130)
+    on_cpu = ex._jobs(cfg, views=True)
+    assert len(on_cpu) == 4 * cfg.length_seeds + 4 * 130
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    stacked = ex._jobs(cfg)
+    heads = [job for job in stacked if len(job.args[2]) > 1]
+    assert [len(job.args[1]) for job in heads] == [cfg.length_seeds] * 4
+    assert heads[0].args[2] == cfg.lengths and heads[0].args[3] == "cuda"
+    seeds = sorted(s.seed for job in stacked for s in job.args[1] if s.architecture == "uniform")
+    assert seeds == list(range(130)) and max(len(job.args[1]) for job in stacked) == ex.STACK
 
 
 def test_gradient_symmetricity_is_one_for_mlp_add():

@@ -2,7 +2,7 @@
 PCA, trained units, interactive figures."""
 
 from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
-from interp_repro.core.device import cpu_threads, select_device
+from interp_repro.core.device import cpu_threads, default_device, select_device
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.interactive import Interactive
 from interp_repro.core.pca import pca_projection, pca_variance
@@ -36,6 +36,7 @@ __all__ = [
     "check_real_array",
     "check_scale",
     "cpu_threads",
+    "default_device",
     "default_scale",
     "is_cached",
     "library_fingerprint",

@@ -1,6 +1,7 @@
 """Device selection (CPU unless CUDA is asked for, and a clear error when it is absent) and the
 number of CPU threads a computation uses."""
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -9,6 +10,10 @@ import torch
 from interp_repro.core.validate import check_positive_int
 
 DEVICES = ("cpu", "cuda")
+
+DEVICE_ENV = "INTERP_REPRO_DEVICE"
+"""Where the studies that stack many networks per program train them: "cpu" (the default), "cuda",
+or "auto" (CUDA where torch sees a GPU)."""
 
 
 def select_device(name: str = "cpu") -> torch.device:
@@ -21,6 +26,15 @@ def select_device(name: str = "cpu") -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device 'cuda' was asked for, but torch sees no CUDA GPU on this machine")
     return torch.device(name)
+
+
+def default_device() -> str:
+    """The device named by ``$INTERP_REPRO_DEVICE`` (set by ``--device``), checked with
+    :func:`select_device`; "auto" picks "cuda" where torch sees a GPU, else "cpu"."""
+    name = os.environ.get(DEVICE_ENV, "cpu")
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return select_device(name).type
 
 
 @contextmanager

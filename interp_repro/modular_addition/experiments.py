@@ -6,6 +6,7 @@ One network = one architecture and one seed: a :class:`TrainSpec`. Its weights a
 analysis); each ``*_claims`` function turns them into headline numbers.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -19,6 +20,7 @@ from interp_repro.core import (
     check_fraction,
     check_nonnegative,
     check_positive_int,
+    default_device,
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
@@ -80,21 +82,30 @@ class TrainSpec:
                          n_heads=self.n_heads, d_mlp=self.d_mlp, init=self.init)
 
 
-def _train(spec: TrainSpec, lengths: tuple[int, ...]) -> dict[int, Arrays]:
-    """Train ``spec``'s network once, to the longest of ``lengths`` steps, and return what the cache
-    stores for the network of each length: its weights (``param.*``) and its curves up to that step."""
-    kind, rate = ARCHITECTURES[spec.architecture]
-    res = train(kind, spec.p, [spec.seed], steps=max(lengths), rate=rate, lr=spec.lr,
-                weight_decay=spec.weight_decay, train_frac=spec.train_frac, eval_every=spec.eval_every,
-                d_model=spec.d_model, n_heads=spec.n_heads, d_mlp=spec.d_mlp, init=spec.init,
-                checkpoints=lengths, desc=f"{spec.architecture} seed {spec.seed}")
+def _train(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
+           device: str = "cpu") -> list[dict[int, Arrays]]:
+    """Train the networks of ``specs``, alike but for their seeds, as one stacked program on
+    ``device``, to the longest of ``lengths`` steps; for each, what the cache stores for the network
+    of each length: its weights (``param.*``) and its curves up to that step."""
+    first = specs[0]
+    if any(replace(s, seed=first.seed) != first for s in specs):
+        raise ValueError("stacked networks must differ in their seeds only")
+    kind, rate = ARCHITECTURES[first.architecture]
+    res = train(kind, first.p, [s.seed for s in specs], steps=max(lengths), rate=rate, lr=first.lr,
+                weight_decay=first.weight_decay, train_frac=first.train_frac, eval_every=first.eval_every,
+                d_model=first.d_model, n_heads=first.n_heads, d_mlp=first.d_mlp, init=first.init,
+                checkpoints=lengths, device=device,
+                desc=f"{first.architecture} seeds {', '.join(str(s.seed) for s in specs)}")
     curves = {"train_loss": res.train_loss, "test_loss": res.test_loss, "train_acc": res.train_acc,
               "test_acc": res.test_acc}
-    out = {}
-    for n in lengths:
-        upto = res.steps <= n
-        out[n] = ({f"param.{k}": v for k, v in res.checkpoints[n].items()} | {"steps": res.steps[upto]}
-                  | {k: v[upto, 0] for k, v in curves.items()})
+    out = []
+    for i in range(len(specs)):
+        arrays = {}
+        for n in lengths:
+            upto = res.steps <= n
+            arrays[n] = ({f"param.{k}": v[i:i + 1] for k, v in res.checkpoints[n].items()}
+                         | {"steps": res.steps[upto]} | {k: v[upto, i] for k, v in curves.items()})
+        out.append(arrays)
     return out
 
 
@@ -102,33 +113,36 @@ def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
     """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
     Like every cached computation it runs on one thread: ``run_networks`` runs one network per core
     instead, which does not slow to a crawl when the machine is busy."""
-    arrays = cached("modular_addition/train", spec, lambda: _train(spec, (spec.steps,))[spec.steps])
+    arrays = cached("modular_addition/train", spec, lambda: _train([spec], (spec.steps,))[0][spec.steps])
     model = spec.build()
     model.load_state_dict({k.removeprefix("param."): torch.as_tensor(v) for k, v in arrays.items()
                            if k.startswith("param.")})
     return model, {k: v for k, v in arrays.items() if not k.startswith("param.")}
 
 
-def train_lengths(spec: TrainSpec, lengths: tuple[int, ...]) -> list[TrainSpec]:
-    """The network of ``spec`` trained for each of ``lengths`` steps: trained once, to the longest,
-    and cached at every length as the network of that many steps (it is: warm-up and learning rate
-    do not depend on the run's length, and the curves are evaluated at the same steps), so
-    :func:`train_network` loads them. Returns their specs, in the order of ``lengths``."""
-    off = [n for n in lengths if n % spec.eval_every]
+def train_lengths(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
+                  device: str = "cpu") -> list[list[TrainSpec]]:
+    """The networks of ``specs`` (alike but for their seeds) trained for each of ``lengths`` steps:
+    trained once, stacked, to the longest, and cached at every length as the network of that many
+    steps (it is: warm-up and learning rate do not depend on the run's length, and the curves are
+    evaluated at the same steps), so :func:`train_network` loads them. Returns, per spec, the specs
+    of its lengths."""
+    off = [n for n in lengths if n % specs[0].eval_every]
     if off:
-        raise ValueError(f"lengths {off} are not multiples of eval_every = {spec.eval_every}: a run of that "
-                         "length would be evaluated at its last step, a checkpoint of a longer one not")
-    specs = [replace(spec, steps=n) for n in lengths]
-    runs: dict[int, Arrays] = {}
+        raise ValueError(f"lengths {off} are not multiples of eval_every = {specs[0].eval_every}: a run "
+                         "of that length would be evaluated at its last step, a checkpoint not")
+    out = [[replace(spec, steps=n) for n in lengths] for spec in specs]
+    runs: list[dict[int, Arrays]] = []
 
-    def checkpoint(n: int) -> Arrays:
-        if not runs:  # the first missing length trains the network (on one thread, inside ``cached``)
-            runs.update(_train(spec, lengths))
-        return runs[n]
+    def checkpoint(i: int, n: int) -> Arrays:
+        if not runs:  # the first missing network trains them all (on one CPU thread, inside ``cached``)
+            runs.extend(_train(specs, lengths, device))
+        return runs[i][n]
 
-    for s in specs:
-        cached("modular_addition/train", s, lambda n=s.steps: checkpoint(n))
-    return specs
+    for i, trained in enumerate(out):
+        for s in trained:
+            cached("modular_addition/train", s, lambda i=i, n=s.steps: checkpoint(i, n))
+    return out
 
 
 def trained_model(unit: Unit[TrainSpec]) -> ModAddNet:
@@ -217,9 +231,46 @@ def _network_jobs(cfg: ModAddConfig, views: bool = False) -> list[Job]:
             for spec in _specs(cfg)]
 
 
+STACK = 64
+"""Networks per stacked program when they train on a GPU (ours)."""
+
+
+def _stacked_units(cfg: ModAddConfig, specs: tuple[TrainSpec, ...], lengths: tuple[int, ...],
+                   device: str) -> None:
+    """Train networks alike but for their seeds as one program on ``device`` (``train_lengths``),
+    then analyse each at every length, on the CPU."""
+    for trained in train_lengths(specs, lengths, device):
+        for spec in trained:
+            _unit(cfg, spec)
+
+
+def _device_jobs(cfg: ModAddConfig, device: str) -> list[Job]:
+    """The networks of ``cfg`` stacked on ``device`` (paper scale on a GPU): per architecture, the
+    first ``cfg.length_seeds`` seeds trained to every length and to ``cfg.steps``, then the other
+    seeds, :data:`STACK` per program."""
+    out = []
+    for arch in cfg.architectures:
+        specs = [cfg.spec(arch, s) for s in range(cfg.seed, cfg.seed + max(cfg.seeds, cfg.length_seeds))]
+        head, rest = specs[:cfg.length_seeds], specs[cfg.length_seeds:]
+        out.append(Job(_stacked_units, (cfg, tuple(head), tuple(sorted({*cfg.lengths, cfg.steps})), device)))
+        out += [Job(_stacked_units, (cfg, tuple(rest[i:i + STACK]), (cfg.steps,), device))
+                for i in range(0, len(rest), STACK)]
+    return out
+
+
+def _jobs(cfg: ModAddConfig, lengths: bool = True, networks: bool = True, views: bool = False) -> list[Job]:
+    """The jobs that train and analyse ``cfg``'s networks: on the CPU one per network (the length
+    runs with ``lengths``, the others with ``networks``, the manifolds chapter's views with
+    ``views``); on a GPU ($INTERP_REPRO_DEVICE, ``--device``) all of them, stacked."""
+    device = default_device()
+    if device != "cpu":
+        return _device_jobs(cfg, device)
+    return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else [])
+
+
 def _length_units(cfg: ModAddConfig, spec: TrainSpec) -> list[Unit[TrainSpec]]:
     """One network trained once to the longest of ``cfg.lengths``, analysed at every length."""
-    return [_unit(cfg, s) for s in train_lengths(spec, cfg.lengths)]
+    return [_unit(cfg, s) for s in train_lengths([spec], cfg.lengths)[0]]
 
 
 def _length_jobs(cfg: ModAddConfig) -> list[Job]:
@@ -232,7 +283,7 @@ def run_lengths(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list
     architecture -> for each of the first ``cfg.length_seeds`` seeds, one Unit per length of
     ``cfg.lengths``. The network at a length is the one :func:`run_networks` trains for that many
     steps, so a length equal to ``cfg.steps`` shares its networks."""
-    run_jobs(_length_jobs(cfg), desc="training lengths", workers=workers)
+    run_jobs(_jobs(cfg, networks=False), desc="training lengths", workers=workers)
     return {arch: [_length_units(cfg, cfg.spec(arch, s))
                    for s in range(cfg.seed, cfg.seed + cfg.length_seeds)] for arch in cfg.architectures}
 
@@ -260,7 +311,7 @@ def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, lis
     Networks missing from the cache are computed side by side (``core.parallel.run_jobs``: one per
     core by default, or on Dask), one network and one torch thread per process; results do not
     depend on where they ran."""
-    run_jobs(_network_jobs(cfg), desc="networks", workers=workers)
+    run_jobs(_jobs(cfg, lengths=False), desc="networks", workers=workers)
     out: dict[str, list[Unit[TrainSpec]]] = {arch: [] for arch in cfg.architectures}
     for spec in _specs(cfg):
         out[spec.architecture].append(_unit(cfg, spec))
@@ -333,9 +384,9 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
 
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: the training-length runs, then
-    one per network (train, analyse), with the manifolds chapter's views."""
-    cfg = ModAddConfig.preset(scale)
-    return _length_jobs(cfg) + _network_jobs(cfg, views=True)
+    one per network (train, analyse), with the manifolds chapter's views; on a GPU, stacks of
+    networks (``_jobs``)."""
+    return _jobs(ModAddConfig.preset(scale), views=True)
 
 
 def run_all(scale: str) -> dict[str, Any]:

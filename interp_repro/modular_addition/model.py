@@ -86,7 +86,7 @@ class ModAddNet(nn.Module):
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """E[tokens] per instance: tokens (K, N) -> (K, N, d)."""
         K = self.n_instances
-        return self.W_E[torch.arange(K).unsqueeze(1), tokens]
+        return self.W_E[torch.arange(K, device=tokens.device).unsqueeze(1), tokens]
 
     def _mlp_input(self, ea: torch.Tensor, eb: torch.Tensor) -> torch.Tensor:
         """The residual stream (or MLP input) at the last position, (K, N, d_in), from the two

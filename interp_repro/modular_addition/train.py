@@ -12,7 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_fraction, check_positive, check_positive_int, progress, torch_generator
+from interp_repro.core import (
+    check_fraction,
+    check_positive,
+    check_positive_int,
+    progress,
+    select_device,
+    torch_generator,
+)
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.model import ModAddNet
 
@@ -40,22 +47,26 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 @torch.no_grad()
 def scores(model: ModAddNet, idx: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """Loss and accuracy (K,) of each instance on its own pair indices ``idx`` (K, N)."""
-    a, b, labels = all_pairs(model.p)
+    """Loss and accuracy (K,) of each instance on its own pair indices ``idx`` (K, N), on the model's
+    device."""
+    a, b, labels = (x.to(idx.device) for x in all_pairs(model.p))
     logits = model(a[idx], b[idx])
     y = labels[idx]
-    return cross_entropy(logits, y).numpy(), (logits.argmax(-1) == y).double().mean(-1).numpy()
+    return (cross_entropy(logits, y).cpu().numpy(),
+            (logits.argmax(-1) == y).double().mean(-1).cpu().numpy())
 
 
 def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: float = 1.0, lr: float = 1e-3,
           weight_decay: float = 2.0, train_frac: float = 0.8, eval_every: int = 50, d_model: int = 128,
           n_heads: int = 4, d_mlp: int = 512, init: str = "reference", checkpoints: tuple[int, ...] = (),
-          desc: str = "training", quiet: bool | None = None) -> TrainResult:
+          device: str = "cpu", desc: str = "training", quiet: bool | None = None) -> TrainResult:
     """Train one instance per seed in ``seeds``, all stacked. Seed s fixes both instance's split
     (``data.split``) and its initialisation (``torch_generator(s)``), so an instance's result does not
     depend on which other seeds it is stacked with. The model's state is also kept after each step
     count in ``checkpoints`` (at most ``steps``): the learning-rate schedule does not depend on
-    ``steps``, so it is the state a run of that many steps ends in."""
+    ``steps``, so it is the state a run of that many steps ends in. On ``device`` "cuda" the stacked
+    instances train as one program on the GPU (paper scale: hundreds of networks); an instance's
+    numbers then match its CPU run up to float rounding, not bit for bit."""
     if not isinstance(seeds, list | tuple) or not seeds:
         raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
     check_positive_int("steps", steps)
@@ -73,8 +84,10 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         with torch.no_grad():
             for name, param in model.named_parameters():
                 param.data = torch.cat([getattr(m, name) for m in instances])
-    train_idx, test_idx = split(p, train_frac, list(seeds))
-    a, b, labels = all_pairs(p)
+    dev = select_device(device)
+    model.to(dev)
+    train_idx, test_idx = (idx.to(dev) for idx in split(p, train_frac, list(seeds)))
+    a, b, labels = (x.to(dev) for x in all_pairs(p))
     a_tr, b_tr, y_tr = a[train_idx], b[train_idx], labels[train_idx]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(step / 10, 1.0))
@@ -83,7 +96,7 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
     states: dict[int, dict[str, np.ndarray]] = {}
     for step in progress(range(steps + 1), desc=desc, quiet=quiet):
         if step in checkpoints:
-            states[step] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+            states[step] = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
         if step % eval_every == 0 or step == steps:
             (train_loss, train_acc), (test_loss, test_acc) = scores(model, train_idx), scores(model, test_idx)
             evals.append({"train_loss": train_loss, "train_acc": train_acc, "test_loss": test_loss,
@@ -97,4 +110,5 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         opt.step()
         sched.step()
     curves = {name: np.array([e[name] for e in evals]) for name in evals[0]}  # each (n_evals, K)
-    return TrainResult(model, train_idx, test_idx, np.array(eval_steps), **curves, checkpoints=states)
+    return TrainResult(model, train_idx.cpu(), test_idx.cpu(), np.array(eval_steps), **curves,
+                       checkpoints=states)
