@@ -136,6 +136,20 @@ def test_data_is_seeded():
     assert not np.allclose(a.X, c.X) and not np.allclose(a.Y, c.Y)
 
 
+def test_data_past_nu_1_only_when_asked_is_anti_abstract():
+    # nu_x > 1: the interaction mode outweighs the shape mode, so the input's alpha is negative
+    args = dict(nu_y=0.0, n_per_class=3, d_in=6, d_out=4, seed=2, noise_x=0.5)
+    with pytest.raises(ValueError, match=r"nu_x must lie in \[0, 1\].*got 9.0"):
+        two_factor_data(nu_x=9.0, **args)
+    data = two_factor_data(nu_x=9.0, **args, nu_x_max=np.inf)
+    np.testing.assert_allclose(data.input_spectrum, [0.0, 1.0, 1.0, 9.0])
+    assert abstraction_score(data.X, data.labels) == pytest.approx(-0.8, abs=1e-12)  # (1 - 9) / (1 + 9)
+    with pytest.raises(ValueError, match=r"nu_x must lie in \[0, 4\]"):
+        two_factor_data(nu_x=9.0, **args, nu_x_max=4.0)
+    with pytest.raises(ValueError, match="nu_x must be a finite number >= 0"):
+        two_factor_data(nu_x=np.inf, **args, nu_x_max=np.inf)
+
+
 @pytest.mark.parametrize(("kwargs", "match"), [
     (dict(nu_x=1.2), "nu_x must lie in"),
     (dict(nu_y=-0.1), "nu_y must lie in"),

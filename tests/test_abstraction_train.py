@@ -255,6 +255,14 @@ def test_terminal_grid_config_names_a_bad_field(field, value):
         TerminalGridConfig(**{field: value})
 
 
+@pytest.mark.parametrize("scale", ["ci", "book", "paper"])
+def test_terminal_grid_is_at_least_5_x_5_with_noiseless_and_noisy_cells(scale):
+    from interp_repro.abstraction.experiments import TerminalGridConfig
+
+    nus = TerminalGridConfig.preset(scale).nus
+    assert len(set(nus)) >= 5 and 0.0 in nus and max(nus) == 1.0  # the whole of [0, 1]
+
+
 def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monkeypatch):
     from interp_repro.abstraction.experiments import (
         KernelConfig,
@@ -289,3 +297,77 @@ def test_nonlinear_config_names_a_bad_field(field, value):
 
     with pytest.raises(ValueError, match=field):
         NonlinearConfig(**{field: value})
+
+
+# --- ReLU anti-abstraction sweep ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("field", "value", "match"), [
+    ("nu_xs", (), "nu_xs must be a non-empty tuple"),
+    ("nu_xs", (0.5, -1.0), "nu_xs must be a finite number >= 0"),
+    ("nu_xs", [0.5, 4.0], "nu_xs must be a non-empty tuple"),  # a list would not hash into the cache key
+    ("noise_xs", (0.0, -0.5), "noise_xs must be a finite number >= 0"),
+    ("widths", (64, 0), "widths must be a positive integer"),
+    ("widths", (64.0,), "widths must be a positive integer"),
+    ("seeds", 0, "seeds must be a positive integer"),
+    ("nu_y", 1.5, "nu_y must lie in"),  # the target stays in the paper's regime
+    ("steps", 0, "steps must be a positive integer"),
+    ("lr", 0.0, "lr must be"),
+])
+def test_anti_abstraction_sweep_config_names_a_bad_field(field, value, match):
+    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig
+
+    with pytest.raises(ValueError, match=match):
+        AntiAbstractionSweepConfig(**{field: value})
+
+
+def test_anti_abstraction_sweep_admits_inputs_past_nu_1_and_every_preset_is_valid():
+    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig, NonlinearConfig
+
+    assert AntiAbstractionSweepConfig(nu_xs=(0.5, 19.0)).nu_xs == (0.5, 19.0)
+    with pytest.raises(ValueError, match="nu_x"):  # elsewhere nu_x stays in [0, 1]
+        NonlinearConfig(nu_x=2.0)
+    for scale in ("ci", "book", "paper"):
+        cfg = AntiAbstractionSweepConfig.preset(scale)
+        assert max(cfg.nu_xs) > 1 and min(cfg.nu_xs) <= 1  # both sides of alpha_x = 0
+        assert cfg.nu_y == 0.0 and cfg.seeds >= 2
+
+
+def test_anti_abstraction_sweep_cells_are_seeded_runs_of_the_nonlinear_net(tmp_path, monkeypatch):
+    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig, run_anti_abstraction_sweep
+
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    cfg = AntiAbstractionSweepConfig(nu_xs=(0.5, 4.0), noise_xs=(0.0, 1.0), widths=(8, 16), seeds=2,
+                                     n_per_class=3, d_in=6, steps=5, seed=7)
+    res = run_anti_abstraction_sweep(cfg)
+    assert res["pre"].shape == res["post"].shape == (2, 2, 2, 2)
+    np.testing.assert_array_equal(res["widths"], [8, 16])
+    np.testing.assert_allclose(res["alpha_x"], [1 / 3, -0.6], atol=1e-12)  # (1 - nu) / (1 + nu)
+    # cell (nu_x 4, noise 1, width 16), draw 1: data seed 7 + 1, initialisation seed 7 + 2
+    data = two_factor_data(4.0, 0.0, 3, 6, 6, seed=8, noise_x=1.0, nu_x_max=np.inf)
+    direct = train_nonlinear(data, "relu", 16, 1.0, 0.2, 5, LAM, seed=9)
+    assert res["pre"][1, 1, 1, 1] == direct.alpha_pre[-1]
+    assert res["post"][1, 1, 1, 1] == direct.alpha_post[-1]
+    assert res["pre"][1, 1, 1, 0] != res["pre"][1, 1, 1, 1]  # the two draws differ
+
+
+def _sweep_result(pre: np.ndarray) -> dict[str, np.ndarray]:
+    """A synthetic sweep result over nu_xs (0.5, 4) x one noise level x one width, with ``pre`` per seed."""
+    pre = np.asarray(pre, dtype=float).reshape(2, 1, 1, -1)
+    return {"pre": pre, "post": -pre / 2, "alpha_x": np.array([1 / 3, -0.6]), "nu_xs": np.array([0.5, 4.0]),
+            "noise_xs": np.array([2.0]), "widths": np.array([64])}
+
+
+def test_anti_abstraction_claim_is_the_lowest_seed_mean_not_the_lowest_seed():
+    from interp_repro.abstraction.experiments import anti_abstraction_claims, anti_abstraction_levels
+
+    # nu_x = 0.5: one seed dips to -0.9 but the mean is -0.4; nu_x = 4: both seeds at -0.6 and -0.7
+    res = _sweep_result([[-0.9, 0.1], [-0.6, -0.7]])
+    assert anti_abstraction_claims(res) == {"abstraction.relu_anti_abstraction": pytest.approx(-0.65)}
+    levels = anti_abstraction_levels(res)
+    assert levels["anti_abstraction_nu_x"] == 4.0 and levels["anti_abstraction_alpha_x"] == -0.6
+    assert levels["anti_abstraction_noise_x"] == 2.0 and levels["anti_abstraction_width"] == 64
+    assert (levels["anti_abstraction_pre_min"], levels["anti_abstraction_pre_max"]) == (-0.7, -0.6)
+    assert levels["anti_abstraction_post"] == pytest.approx(0.325)
+    assert levels["anti_abstraction_concept_dominant_min"] == pytest.approx(-0.4)  # nu_x <= 1 only
+    res["nu_xs"] = np.array([2.0, 4.0])  # no input in the paper's regime
+    assert "anti_abstraction_concept_dominant_min" not in anti_abstraction_levels(res)

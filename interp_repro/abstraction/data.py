@@ -35,25 +35,29 @@ WALSH_BASIS = DESIGN.T / 2
 and SC (shape x colour, the interaction): G = (1,1,1,1)/2, S = (1,1,-1,-1)/2, ..."""
 
 
-def check_nu(name: str, nu) -> np.ndarray:
-    """``nu`` as a float array, or ``ValueError`` unless every value lies in [0, 1].
+def check_nu(name: str, nu, upper: float = 1.0) -> np.ndarray:
+    """``nu`` as a float array, or ``ValueError`` unless every value is finite and lies in [0, ``upper``].
 
     nu = lambda_SC / lambda_S cannot be negative for a PSD kernel; above 1 the interaction mode
     outweighs the concept mode (anti-abstract data, alpha < 0), outside the regime the paper's
-    laws are stated for.
+    laws are stated for. Only an ``upper`` above 1 (``math.inf``: no bound) admits such values, as
+    the inputs of the ReLU anti-abstraction sweep need.
     """
     arr = np.asarray(nu, dtype=np.float64)
-    bad = ~((arr >= 0.0) & (arr <= 1.0))  # also catches nan
+    bad = ~(np.isfinite(arr) & (arr >= 0.0) & (arr <= upper))  # also catches nan
     if bad.any():
-        raise ValueError(f"{name} must lie in [0, 1] (lambda_SC / lambda_S of a PSD kernel whose "
-                         f"concept mode dominates), got {arr[bad].ravel()[0].item()!r}")
+        allowed = f"lie in [0, {upper:g}]" if np.isfinite(upper) else "be a finite number >= 0"
+        regime = " whose concept mode dominates" if upper <= 1.0 else ""
+        raise ValueError(f"{name} must {allowed} (lambda_SC / lambda_S of a PSD kernel{regime}), "
+                         f"got {arr[bad].ravel()[0].item()!r}")
     return arr
 
 
 def walsh_spectrum_of(nu: float, lambda_s: float = 1.0, lambda_g: float = 0.0,
-                      lambda_c: float = 1.0) -> np.ndarray:
-    """The class-kernel eigenvalues (lambda_G, lambda_S, lambda_C, lambda_SC) for a given nu (derived)."""
-    nu = float(check_nu("nu", nu))
+                      lambda_c: float = 1.0, nu_max: float = 1.0) -> np.ndarray:
+    """The class-kernel eigenvalues (lambda_G, lambda_S, lambda_C, lambda_SC) for a given nu (derived);
+    ``nu_max``: the largest nu accepted (see :func:`check_nu`)."""
+    nu = float(check_nu("nu", nu, nu_max))
     lambda_s = check_nonnegative("lambda_s", lambda_s)
     if lambda_s == 0.0:
         raise ValueError("lambda_s must be > 0: nu = lambda_SC / lambda_S needs a shape mode")
@@ -102,7 +106,7 @@ def _samples(rng: np.random.Generator, spectrum: np.ndarray, dim: int, n: int, n
 def two_factor_data(nu_x: float, nu_y: float, n_per_class: int, d_in: int, d_out: int, seed: int,
                     noise_x: float = 0.0, noise_y: float = 0.0, lambda_s: float = 1.0,
                     lambda_g: float = 0.0, lambda_c: float = 1.0,
-                    exact_means: bool = True) -> TwoFactorData:
+                    exact_means: bool = True, nu_x_max: float = 1.0) -> TwoFactorData:
     """Seeded two-factor data whose input and target class-mean kernels have inverse SNR nu_x, nu_y.
 
     Both kernels get the eigenvalues (lambda_g, lambda_s, lambda_c, nu * lambda_s) (derived
@@ -115,8 +119,11 @@ def two_factor_data(nu_x: float, nu_y: float, n_per_class: int, d_in: int, d_out
     the class-mean kernel, are exactly the prescribed ones (with n = 1 this removes the noise).
     Otherwise the class-mean kernel's diagonal is raised by noise^2 * d / n on average, and its
     entries fluctuate by about sqrt(lambda) noise / sqrt(n).
+    ``nu_x_max``: the largest nu_x accepted; above 1 the input's interaction mode outweighs its shape
+    mode (alpha_x = (1 - nu_x) / (1 + nu_x) < 0), the very noisy inputs of the ReLU
+    anti-abstraction sweep (``math.inf``: no bound).
     """
-    check_nu("nu_x", nu_x)
+    check_nu("nu_x", nu_x, nu_x_max)
     check_nu("nu_y", nu_y)
     n = check_positive_int("n_per_class", n_per_class)
     for name, dim in (("d_in", d_in), ("d_out", d_out)):
@@ -125,7 +132,7 @@ def two_factor_data(nu_x: float, nu_y: float, n_per_class: int, d_in: int, d_out
             raise ValueError(f"{name} must be >= 4 (four orthonormal mode directions), got {dim}")
     noise_x = check_nonnegative("noise_x", noise_x)
     noise_y = check_nonnegative("noise_y", noise_y)
-    spec_x = walsh_spectrum_of(nu_x, lambda_s, lambda_g, lambda_c)
+    spec_x = walsh_spectrum_of(nu_x, lambda_s, lambda_g, lambda_c, nu_x_max)
     spec_y = walsh_spectrum_of(nu_y, lambda_s, lambda_g, lambda_c)
     rng = numpy_rng(seed)
     X = _samples(rng, spec_x, d_in, n, noise_x, exact_means)

@@ -6,8 +6,10 @@ the theory is exact and instant, so it is recomputed. Each ``*_claims`` function
 into the headline numbers that ``claims.toml`` checks.
 """
 
+import math
 from dataclasses import asdict, dataclass
 from functools import partial
+from itertools import product
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,6 +17,7 @@ from scipy.special import erf
 
 from interp_repro.abstraction.data import TwoFactorData, check_nu, two_factor_data
 from interp_repro.abstraction.measures import (
+    abstraction_score,
     alpha_trajectory,
     attenuation_check,
     attenuation_violations,
@@ -171,9 +174,10 @@ def terminal_grid(n: int = 100) -> Arrays:
 class TerminalGridConfig(Preset):
     """Two-layer linear networks (ridge readout) trained over a grid of (nu_x, nu_y), every pair of
     ``nus``: the terminal law away from a single point, and "perfect abstraction if and only if the
-    input or the target is noiseless" (Yang, Saxe, Latham 2026, terminal law)."""
+    input or the target is noiseless" (Yang, Saxe, Latham 2026, terminal law). The default 5 x 5 grid
+    spans all of [0, 1]; at nu_x = nu_y = 1 the law gives alpha_inf = 0."""
 
-    nus: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75)
+    nus: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
     lam: float = 1.0
     n_per_class: int = 2
     d_in: int = 8
@@ -184,8 +188,8 @@ class TerminalGridConfig(Preset):
     steps: int = 8000
     seed: int = 0
 
-    PRESETS: ClassVar = {"ci": dict(nus=(0.0, 0.25, 0.75), width=256), "book": dict(),
-                         "paper": dict(nus=(0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9), width=2048,
+    PRESETS: ClassVar = {"ci": dict(width=256), "book": dict(),
+                         "paper": dict(nus=(0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0), width=2048,
                                        steps=40_000)}
 
     def __post_init__(self):
@@ -215,7 +219,8 @@ def run_terminal_grid(cfg: TerminalGridConfig) -> Arrays:
 
 PERFECT_TOL = 0.05
 """A network within this of alpha = 1 counts as perfectly abstract (ours: alpha approaches 1 only
-slowly, so a noiseless cell still sits about 0.02 below it after ``steps``)."""
+slowly, so a noiseless cell still sits up to 0.025 below it after ``steps``, the most at nu = 1
+against a noiseless partner)."""
 
 
 def terminal_grid_claims(res: Arrays) -> dict[str, Any]:
@@ -455,17 +460,115 @@ attenuation law (ours). erf nearly preserves alpha, and at ci width its end gap 
 
 
 def anti_abstraction_config(scale: str) -> NonlinearConfig:
-    """The paper's setting for ReLU anti-abstraction: very noisy inputs (``nu_x`` = 0.9, within-class
-    noise 1), a clean target (``nu_y`` = 0), erf beside ReLU."""
+    """One setting of very noisy inputs (``nu_x`` = 0.9, within-class noise 1) and a clean target
+    (``nu_y`` = 0), erf beside ReLU: the trajectories behind one cell of
+    :class:`AntiAbstractionSweepConfig`."""
     return NonlinearConfig.preset(scale, nu_x=0.9, nu_y=0.0, noise_x=1.0, n_per_class=10, d_in=16,
                                   activations=("erf", "relu"))
 
 
-def anti_abstraction_claims(res: PrePost) -> dict[str, Any]:
-    """The ReLU layer's pre-activation alpha at the end of training in the anti-abstraction setting
-    (the paper: towards -1 despite a clean target). Pre-activations, because the attenuation law
+@dataclass(frozen=True)
+class AntiAbstractionSweepConfig(Preset):
+    """ReLU networks (one hidden layer, ridge readout) on a clean target (``nu_y`` = 0) at every
+    (nu_x, noise_x, width) of ``nu_xs`` x ``noise_xs`` x ``widths``, ``seeds`` draws of data and
+    initialisation each: where, if anywhere, the paper's "with very noisy inputs ReLU can converge
+    towards alpha ~ -1 even with a clean target" (Yang, Saxe, Latham 2026, nonlinear networks) shows.
+    Inputs get noisier two ways: ``nu_xs`` above 1 (allowed here only) make the interaction mode
+    outweigh the shape mode (alpha_x < 0), ``noise_xs`` scatter the samples around their class means."""
+
+    nu_xs: tuple[float, ...] = (0.5, 0.9, 2.0, 4.0, 9.0)
+    noise_xs: tuple[float, ...] = (0.0, 1.0, 2.0, 4.0)
+    widths: tuple[int, ...] = (64, 256, 1024, 2048)
+    seeds: int = 3
+    nu_y: float = 0.0
+    lam: float = 1.0
+    n_per_class: int = 10
+    d_in: int = 16
+    d_out: int = 6
+    kappa: float = 1.0
+    lr: float = 0.2
+    steps: int = 2000
+    seed: int = 0
+
+    PRESETS: ClassVar = {"ci": dict(nu_xs=(0.9, 4.0, 9.0), noise_xs=(0.0, 1.0, 4.0), widths=(64, 256),
+                                    seeds=2, steps=1000),
+                         "book": dict(),
+                         "paper": dict(nu_xs=(0.5, 0.9, 1.0, 2.0, 4.0, 9.0, 19.0),
+                                       noise_xs=(0.0, 0.5, 1.0, 2.0, 4.0, 8.0),
+                                       widths=(64, 256, 1024, 2048, 4096), seeds=8, steps=8000)}
+
+    def __post_init__(self):
+        for name in ("nu_xs", "noise_xs", "widths"):
+            values = getattr(self, name)
+            if not isinstance(values, tuple) or not values:
+                raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+        check_nu("nu_xs", self.nu_xs, upper=math.inf)
+        for noise_x in self.noise_xs:
+            check_nonnegative("noise_xs", noise_x)
+        for width in self.widths:
+            check_positive_int("widths", width)
+        check_positive_int("seeds", self.seeds)
+        check_nu("nu_y", self.nu_y)
+        check_positive("lam", self.lam)
+        check_positive_int("n_per_class", self.n_per_class)
+        check_positive("kappa", self.kappa)
+        check_positive("lr", self.lr)
+        check_positive_int("steps", self.steps)
+
+
+def run_anti_abstraction_sweep(cfg: AntiAbstractionSweepConfig) -> Arrays:
+    """Train every ReLU network of the sweep; keep alpha at the end of training.
+
+    ``pre``, ``post``: (len(nu_xs), len(noise_xs), len(widths), seeds) shape abstraction of the
+    pre- and post-activations. Draw r of a cell uses the data of seed ``seed + r`` (the same draw
+    at every width, scaled to each nu_x and noise_x) and the initialisation of seed ``seed + r + 1``,
+    as :func:`run_nonlinear` does for r = 0. ``alpha_x``: (len(nu_xs),) the inputs' own alpha,
+    (1 - nu_x) / (1 + nu_x) (the class means are exact); ``nu_xs``, ``noise_xs``, ``widths``: the axes.
+    """
+    def compute() -> Arrays:
+        shape = (len(cfg.nu_xs), len(cfg.noise_xs), len(cfg.widths), cfg.seeds)
+        pre, post, alpha_x = np.empty(shape), np.empty(shape), np.empty(len(cfg.nu_xs))
+        cells = list(product(enumerate(cfg.nu_xs), enumerate(cfg.noise_xs), range(cfg.seeds)))
+        for (i, nu_x), (j, noise_x), r in progress(cells, "ReLU anti-abstraction sweep"):
+            data = two_factor_data(nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                                   d_out=cfg.d_out, seed=cfg.seed + r, noise_x=noise_x, nu_x_max=math.inf)
+            alpha_x[i] = abstraction_score(data.X, data.labels)
+            for k, width in enumerate(cfg.widths):
+                run = train_nonlinear(data, "relu", width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
+                                      seed=cfg.seed + r + 1)
+                pre[i, j, k, r], post[i, j, k, r] = run.alpha_pre[-1], run.alpha_post[-1]
+        return {"pre": pre, "post": post, "alpha_x": alpha_x, "nu_xs": np.array(cfg.nu_xs),
+                "noise_xs": np.array(cfg.noise_xs), "widths": np.array(cfg.widths)}
+    return cached("abstraction/anti_abstraction_sweep", cfg, compute)
+
+
+def anti_abstraction_claims(res: Arrays) -> dict[str, Any]:
+    """The sweep's most anti-abstract cell: the lowest, over (nu_x, noise_x, width), of the ReLU
+    pre-activation alpha at the end of training averaged over the seeds (the paper: towards -1 with
+    very noisy inputs despite a clean target). Pre-activations, because the attenuation law
     (|alpha_post| <= |alpha_pre|) makes them the first to show it."""
-    return {"abstraction.relu_anti_abstraction": float(res.pre["relu"][-1])}
+    return {"abstraction.relu_anti_abstraction": float(res["pre"].mean(-1).min())}
+
+
+def anti_abstraction_levels(res: Arrays) -> dict[str, float]:
+    """Where the sweep's seed-mean pre-activation alpha is lowest, and the other numbers there (not
+    claims: the chapter's account of the sweep). ``..._pre_min``, ``..._pre_max``: the seeds' range at
+    that cell; ``..._concept_dominant_min``: the lowest seed-mean over the cells whose input has
+    nu_x <= 1 (its shape mode at least as strong as its interaction mode, alpha_x >= 0: the regime
+    the paper's laws are stated for), left out if the sweep has none."""
+    mean = res["pre"].mean(-1)
+    i, j, k = np.unravel_index(np.argmin(mean), mean.shape)
+    levels = {"anti_abstraction_nu_x": float(res["nu_xs"][i]),
+              "anti_abstraction_noise_x": float(res["noise_xs"][j]),
+              "anti_abstraction_width": int(res["widths"][k]),
+              "anti_abstraction_alpha_x": float(res["alpha_x"][i]),
+              "anti_abstraction_pre_min": float(res["pre"][i, j, k].min()),
+              "anti_abstraction_pre_max": float(res["pre"][i, j, k].max()),
+              "anti_abstraction_post": float(res["post"][i, j, k].mean())}
+    concept_dominant = res["nu_xs"] <= 1.0
+    if concept_dominant.any():
+        levels["anti_abstraction_concept_dominant_min"] = float(mean[concept_dominant].min())
+    return levels
 
 
 def nonlinear_claims(res: PrePost) -> dict[str, Any]:
@@ -578,6 +681,7 @@ def _configs(scale: str) -> dict[str, Any]:
             "kappa": KappaConfig.preset(scale),
             "depth": DepthConfig.preset(scale), "kernels": KernelConfig.preset(scale),
             "nonlinear": NonlinearConfig.preset(scale), "anti_abstraction": anti_abstraction_config(scale),
+            "anti_abstraction_sweep": AntiAbstractionSweepConfig.preset(scale),
             "ablation": AblationConfig.preset(scale)}
 
 
@@ -588,7 +692,9 @@ def jobs(scale: str) -> list[Job]:
             Job(run_terminal_grid, (cfg["terminal_grid"],)),
             Job(run_depth, (cfg["depth"],)),
             Job(run_kernels, (cfg["kernels"],)), Job(run_nonlinear, (cfg["nonlinear"],)),
-            Job(run_nonlinear, (cfg["anti_abstraction"],)), Job(run_ablation, (cfg["ablation"],))]
+            Job(run_nonlinear, (cfg["anti_abstraction"],)),
+            Job(run_anti_abstraction_sweep, (cfg["anti_abstraction_sweep"],)),
+            Job(run_ablation, (cfg["ablation"],))]
 
 
 def run_all(scale: str) -> dict[str, Any]:
@@ -606,6 +712,6 @@ def run_all(scale: str) -> dict[str, Any]:
     claims |= depth_claims(run_depth(cfg["depth"]))
     claims |= kernel_claims(run_kernels(cfg["kernels"]))
     claims |= nonlinear_claims(run_nonlinear(cfg["nonlinear"]))
-    claims |= anti_abstraction_claims(run_nonlinear(cfg["anti_abstraction"]))
+    claims |= anti_abstraction_claims(run_anti_abstraction_sweep(cfg["anti_abstraction_sweep"]))
     claims |= ablation_claims(run_ablation(cfg["ablation"]))
     return claims

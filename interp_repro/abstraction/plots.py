@@ -56,7 +56,7 @@ def terminal_sim_vs_law(res: dict[str, np.ndarray]):
     ax.plot(law[~noiseless], sim[~noiseless], "o", color="C0", label=r"$\nu_x \nu_y > 0$")
     ax.plot(law[noiseless], sim[noiseless], "s", color="C1", label="input or target noiseless")
     ax.set(xlabel=r"terminal law $\alpha_\infty$", ylabel=r"trained network's final $\alpha$",
-           aspect="equal", xlim=(0, 1.05), ylim=(0, 1.05))
+           aspect="equal", xlim=(-0.05, 1.05), ylim=(-0.05, 1.05))
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig
@@ -122,6 +122,38 @@ def pre_post(res: "PrePost", title: str = ""):
     ax.plot([], [], "k-", lw=1, label="post-activation")
     ax.set(xscale="log", xlabel="time t", ylabel=r"abstraction $\alpha$", title=title)
     ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def anti_abstraction_sweep(res: dict[str, np.ndarray]):
+    """End-of-training alpha of the ReLU sweep against the input inverse SNR nu_x (log axis), one
+    column per within-class noise level, pre-activations (top) and post-activations (bottom), one
+    colour per width: markers at the mean over seeds, bars from the lowest seed to the highest
+    (widths nudged apart along x). Dotted, the input's own alpha_x; grey, nu_x = 1, past which the
+    interaction mode outweighs the shape mode."""
+    nu, noises, widths = res["nu_xs"], res["noise_xs"], res["widths"]
+    fig, axes = plt.subplots(2, noises.size, figsize=(2.6 * noises.size + 0.8, 5.4), sharex=True,
+                             sharey=True, squeeze=False)
+    nudge = np.exp(0.06 * (np.arange(widths.size) - (widths.size - 1) / 2))
+    for row, (kind, label) in enumerate((("pre", "pre-activation"), ("post", "post-activation"))):
+        for j, noise in enumerate(noises):
+            ax = axes[row, j]
+            ax.axhline(0, color="0.8", lw=0.8)
+            ax.axvline(1, color="0.6", lw=0.8)
+            ax.plot(nu, res["alpha_x"], "k:", lw=1.2, label=r"input $\alpha_x$")
+            for k, width in enumerate(widths):
+                cell = res[kind][:, j, k]  # (nu_x, seeds)
+                mean = cell.mean(-1)
+                ax.errorbar(nu * nudge[k], mean, yerr=(mean - cell.min(-1), cell.max(-1) - mean), fmt="o-",
+                            ms=3, lw=1, capsize=2, color=f"C{k}", label=f"width {width}")
+            ax.set(xscale="log", ylim=(-1.05, 1.05))
+            if row == 0:
+                ax.set_title(f"within-class noise {noise:g}", fontsize=9)
+            else:
+                ax.set_xlabel(r"input inverse SNR $\nu_x$")
+        axes[row, 0].set_ylabel(f"ReLU {label} $\\alpha$")
+    axes[0, 0].legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     return fig
 
