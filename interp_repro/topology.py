@@ -1,5 +1,6 @@
 """Persistent homology of point clouds: greedy landmarks, Vietoris-Rips persistence diagrams (ripser),
-alpha-complex diagrams of low-dimensional clouds (gudhi), Betti numbers by one persistence threshold,
+full-cloud Rips diagrams with edge collapse (giotto-ph), alpha-complex diagrams of low-dimensional
+clouds (gudhi), Betti numbers by one persistence threshold,
 bottleneck distances (persim) (Moisescu-Pareja et al. 2025, persistent homology of neuron clusters and
 logit manifolds).
 
@@ -10,16 +11,19 @@ are comparable. Multiply by :func:`diameter` to get back the original units.
 
 Cost: the Rips complex of n points has O(n^(k+2)) simplices of dimension k + 1, and ripser reduces the
 coboundaries of the k-simplices to get H_k, so H2 takes about n^4 work: a few seconds for 300 points,
-hopeless for the 3,481 points of a 59 x 59 input grid. H1 and higher are therefore computed on at most
+far too slow for the 3,481 points of a 59 x 59 input grid. H1 and higher are therefore computed on at most
 ``n_landmarks`` greedy max-min landmarks, which cover the cloud evenly (ripser's ``n_perm`` does the same
 internally; ours is separate so that chapters can reuse and test it). H0 is always exact on every point:
 it is single linkage (the minimum spanning tree), O(n^2) time and n(n - 1)/2 float64 of memory (48 MB for
 3,481 points), whereas landmark H0 bars would only measure the landmark spacing. For clouds of
 dimension <= 4 (or PCA projections to it) :func:`alpha_persistence` is exact on every point and fast.
+:func:`full_rips_persistence` checks both on every point: edge collapse shrinks the complex enough for
+H2 of 3,481 points in about a minute.
 """
 
 import gudhi
 import numpy as np
+from gph import ripser_parallel
 from persim import bottleneck as _persim_bottleneck
 from ripser import ripser
 from scipy.cluster.hierarchy import linkage
@@ -124,6 +128,28 @@ def persistence(points, maxdim: int = 2, n_landmarks: int | None = None, seed: i
     # a distance matrix, not the points: a cluster may have more neurons (columns) than landmarks
     higher = ripser(squareform(pdist(X)) / diam, maxdim=maxdim, distance_matrix=True)["dgms"][1:]
     return [h0, *(np.asarray(d, dtype=np.float64).reshape(-1, 2) for d in higher)]
+
+
+def full_rips_persistence(points, maxdim: int = 2, n_threads: int = 1) -> list[np.ndarray]:
+    """Vietoris-Rips diagrams H0..H_maxdim on every point of ``points``, on the scale of
+    :func:`persistence` (units of the diameter, Z/2 coefficients, up to the enclosing radius): giotto-ph
+    (Pérez et al. 2021) with edge collapse (Boissonnat and Pritam 2020), which removes edges that do not
+    change the homology before the reduction. The reference that :func:`persistence` on landmarks and
+    :func:`alpha_persistence` on a projection are checked against (ours): about a minute for H2 of
+    3,481 points of a neuron cluster on one core, where plain Rips would need hours.
+    Raises ``ValueError`` if all points coincide."""
+    X = _as_cloud(points)
+    _check_maxdim(maxdim)
+    check_positive_int("n_threads", n_threads)
+    dist = squareform(pdist(X))
+    diam = dist.max()
+    if diam == 0:
+        raise ValueError("points must not all coincide (the cloud has diameter 0)")
+    dist /= diam
+    enclosing = dist.max(axis=1).min()  # beyond it the complex is a cone: no more bars are born
+    dgms = ripser_parallel(dist, metric="precomputed", maxdim=maxdim, thresh=enclosing,
+                           collapse_edges=True, n_threads=n_threads)["dgms"]
+    return [np.asarray(d, dtype=np.float64).reshape(-1, 2) for d in dgms]
 
 
 def count_bars(dgms: list[np.ndarray], threshold: float = BAR_THRESHOLD) -> tuple[int, ...]:

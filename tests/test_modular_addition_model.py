@@ -161,7 +161,7 @@ def test_stacked_networks_match_their_own_runs(tmp_path, monkeypatch):
 def test_a_gpu_stacks_the_networks_and_the_cpu_runs_one_per_job(monkeypatch):
     cfg = ex.ModAddConfig.preset("paper", seeds=130)
     on_cpu = ex._jobs(cfg, views=True)
-    assert len(on_cpu) == 4 * cfg.length_seeds + 4 * 130
+    assert len(on_cpu) == 4 * cfg.length_seeds + 4 * 130 + 4  # + the first seeds' topology checks
     monkeypatch.setenv("INTERP_REPRO_DEVICE", "cuda")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     stacked = ex._jobs(cfg)
@@ -184,7 +184,8 @@ def test_gradient_symmetricity_is_one_for_mlp_add():
                                        dict(weight_decay=-1.0),
                                        dict(architectures=("uniform", "uniform")), dict(lr=float("inf")),
                                        dict(lengths=()), dict(lengths=(1000, 500)), dict(lengths=(30,)),
-                                       dict(length_seeds=0)])
+                                       dict(length_seeds=0), dict(full_rips_clusters=-1),
+                                       dict(full_rips_clusters=4), dict(full_rips_clusters=True)])
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)

@@ -11,6 +11,7 @@ from interp_repro.topology import (
     bottleneck,
     count_bars,
     diameter,
+    full_rips_persistence,
     landmarks,
     persistence,
 )
@@ -125,6 +126,17 @@ def test_landmark_betti_numbers_equal_the_full_cloud_ones(name):
     assert n_landmarks < len(X) / 2
     assert betti_numbers(X, maxdim, n_landmarks=None) == expected
     assert betti_numbers(X, maxdim, n_landmarks=n_landmarks) == expected
+
+
+@pytest.mark.parametrize("name", EVEN_SHAPES)
+def test_full_rips_with_edge_collapse_equals_plain_rips_on_every_point(name):
+    make, maxdim, _, expected = EVEN_SHAPES[name]
+    X = make(np.random.default_rng(3))
+    full, plain = full_rips_persistence(X, maxdim), persistence(X, maxdim)
+    assert count_bars(full) == count_bars(plain) == expected
+    for got, want in zip(full, plain, strict=True):
+        np.testing.assert_allclose(np.sort(got[got[:, 1] - got[:, 0] > 0.05], axis=0),
+                                   np.sort(want[want[:, 1] - want[:, 0] > 0.05], axis=0), atol=1e-6)
 
 
 def test_landmarks_are_greedy_max_min_and_deterministic():
@@ -256,3 +268,7 @@ def test_other_bad_arguments_are_rejected():
         bottleneck([[0.5, 0.2]], [[0.0, 1.0]])
     with pytest.raises(ValueError, match="n_components"):
         alpha_persistence(np.eye(5), n_components=0)
+    with pytest.raises(ValueError, match="n_threads"):
+        full_rips_persistence(np.eye(5), n_threads=0)
+    with pytest.raises(ValueError, match="coincide"):
+        full_rips_persistence(np.ones((4, 2)))

@@ -6,6 +6,7 @@ One network = one architecture and one seed: a :class:`TrainSpec`. Its weights a
 analysis); each ``*_claims`` function turns them into headline numbers.
 """
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -28,7 +29,7 @@ from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
 from interp_repro.modular_addition.train import train
-from interp_repro.topology import persistence
+from interp_repro.topology import alpha_persistence, count_bars, full_rips_persistence, persistence
 
 Arrays = dict[str, np.ndarray]
 
@@ -157,6 +158,8 @@ class ModAddConfig(Preset):
     steps; Zhong trains 20,000, ``paper`` does too. The first ``length_seeds`` seeds of each
     architecture are also trained to each of ``lengths`` steps and analysed there: the
     training-length curves from which the chapter chooses the shorter budgets of ``ci`` and ``book``.
+    The ``full_rips_clusters`` largest clusters of the first seed's networks are also checked on every
+    point (:func:`run_topology_check`).
     """
 
     architectures: tuple[str, ...] = tuple(ARCHITECTURES)
@@ -176,18 +179,24 @@ class ModAddConfig(Preset):
     min_cluster: int = 4
     max_clusters: int = 3
     n_landmarks: int = 200
+    full_rips_clusters: int = 1
     seed: int = 0
 
     PRESETS: ClassVar = {
-        "ci": dict(seeds=2, lengths=(250, 500, 1000)),
+        "ci": dict(seeds=2, lengths=(250, 500, 1000), full_rips_clusters=0),
         "book": dict(),
-        "paper": dict(seeds=100, steps=20_000, lengths=(1000, 3000, 10_000, 20_000), length_seeds=3),
+        "paper": dict(seeds=100, steps=20_000, lengths=(1000, 3000, 10_000, 20_000), length_seeds=3,
+                      full_rips_clusters=3),
     }
 
     def __post_init__(self):
         check_choices("architectures", self.architectures, ARCHITECTURES)
         for name in ("seeds", "length_seeds", "min_cluster", "max_clusters", "n_landmarks"):
             check_positive_int(name, getattr(self, name))
+        checked = self.full_rips_clusters
+        if isinstance(checked, bool) or not isinstance(checked, int) or not 0 <= checked <= self.max_clusters:
+            raise ValueError(f"full_rips_clusters must be an integer from 0 to max_clusters = "
+                             f"{self.max_clusters}, got {checked!r}")
         if not self.lengths or list(self.lengths) != sorted(set(self.lengths)):
             raise ValueError(f"lengths must be increasing step counts, got {self.lengths!r}")
         for n in self.lengths:
@@ -260,12 +269,14 @@ def _device_jobs(cfg: ModAddConfig, device: str) -> list[Job]:
 
 def _jobs(cfg: ModAddConfig, lengths: bool = True, networks: bool = True, views: bool = False) -> list[Job]:
     """The jobs that train and analyse ``cfg``'s networks: on the CPU one per network (the length
-    runs with ``lengths``, the others with ``networks``, the manifolds chapter's views with
-    ``views``); on a GPU ($INTERP_REPRO_DEVICE, ``--device``) all of them, stacked."""
+    runs with ``lengths``, the others with ``networks``, the manifolds chapter's views and topology
+    checks with ``views``); on a GPU ($INTERP_REPRO_DEVICE, ``--device``) all of them, stacked."""
     device = default_device()
     if device != "cpu":
         return _device_jobs(cfg, device)
-    return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else [])
+    checks = [Job(run_topology_check, (cfg, cfg.spec(arch, cfg.seed))) for arch in cfg.architectures
+              if views and cfg.full_rips_clusters]
+    return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else []) + checks
 
 
 def _length_units(cfg: ModAddConfig, spec: TrainSpec) -> list[Unit[TrainSpec]]:
@@ -329,6 +340,33 @@ def run_cluster_view(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
         return {"umap": measures.umap_view(cloud, seed=0), **{f"h{k}": d for k, d in enumerate(diagrams)}}
 
     return cached("modular_addition/view", _analysis_key(cfg, spec), compute)
+
+
+def run_topology_check(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
+    """How exact the analysis's Betti numbers are, on the ``cfg.full_rips_clusters`` largest analysed
+    clusters of one network (cached): ``full``, Rips on every point (``topology.full_rips_persistence``,
+    the reference); ``landmarks``, the analysis's Rips on ``cfg.n_landmarks`` landmarks; ``alpha``, the
+    alpha complex on the top-4 PCA projection, exact for the projection; ``pca4``, the variance share
+    that projection keeps; ``size``, the clusters' neurons; seconds of the full and alpha computations."""
+    def compute() -> Arrays:
+        unit = _unit(cfg, spec)
+        pre = measures.tables(trained_model(unit))[0][0]
+        n = cfg.full_rips_clusters
+        full, alpha, t_full, t_alpha = [], [], [], []
+        for f in unit.measured["cluster_freqs"][:n]:
+            cloud = measures.cluster_cloud(pre, np.flatnonzero(unit.measured["freqs"] == f))
+            start = time.perf_counter()
+            full.append(count_bars(full_rips_persistence(cloud, maxdim=2)))
+            t_full.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            alpha.append(count_bars(alpha_persistence(cloud, maxdim=2, n_components=min(4, cloud.shape[1]))))
+            t_alpha.append(time.perf_counter() - start)
+        return {"full": np.array(full), "landmarks": unit.measured["betti"][:n], "alpha": np.array(alpha),
+                "pca4": unit.measured["pca"][:n].sum(1), "size": unit.measured["cluster_sizes"][:n],
+                "seconds_full": np.array(t_full), "seconds_alpha": np.array(t_alpha)}
+
+    return cached("modular_addition/topology_check", _analysis_key(cfg, spec) | {"n": cfg.full_rips_clusters},
+                  compute)
 
 
 ZHONG_METRICS = {"grad_sym": "gradient_symmetricity", "dist_irr": "distance_irrelevance"}
