@@ -275,7 +275,7 @@ def _jobs(cfg: ModAddConfig, lengths: bool = True, networks: bool = True, views:
     if device != "cpu":
         return _device_jobs(cfg, device)
     checks = [Job(run_topology_check, (cfg, cfg.spec(arch, cfg.seed))) for arch in cfg.architectures
-              if views and cfg.full_rips_clusters]
+              if views and cfg.full_rips_clusters and arch not in FULL_RIPS_SKIPPED]
     return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else []) + checks
 
 
@@ -340,6 +340,12 @@ def run_cluster_view(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
         return {"umap": measures.umap_view(cloud, seed=0), **{f"h{k}": d for k, d in enumerate(diagrams)}}
 
     return cached("modular_addition/view", _analysis_key(cfg, spec), compute)
+
+
+FULL_RIPS_SKIPPED = ("mlp_concat",)
+"""Architectures :func:`run_topology_check` leaves out (measured): full Rips up to H2 on the largest
+MLP-Concat cluster, a torus of 3,481 points, had not finished after 20 minutes on one core, where the
+disc clusters of the other three took 29 to 82 s."""
 
 
 def run_topology_check(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
