@@ -87,11 +87,15 @@ def test_every_unit_is_scheduled_once(monkeypatch):
     assert claims["schur_rnn.copy_full_accuracy"] == 1.0
 
 
-@pytest.mark.parametrize("overrides", [dict(headline=("orthogonal", 50)), dict(constructions=("dense",)),
-                                       dict(alphas=(1.5,)), dict(seeds=0), dict(alpha=0.0),
-                                       dict(n_hiddens=()), dict(schedule="linear")])
-def test_copy_config_rejects_bad_settings(overrides):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("overrides", "message"), [
+    (dict(headline=("orthogonal", 50)), "headline"), (dict(constructions=("dense",)), "dense"),
+    (dict(alphas=(1.5,)), "alphas"), (dict(seeds=0), "seeds"), (dict(alpha=0.0), "alpha"),
+    (dict(n_hiddens=()), "n_hiddens"), (dict(schedule="linear"), "linear"),
+    (dict(full_replay_share=1.5), r"full_replay_share must be a number in \[0, 1\], got 1.5"),
+    (dict(full_replay_for="grid"), r"full_replay_for.*'grid'.*\('headline', 'all'\)"),
+    (dict(headline_seeds=0), "headline_seeds must be a positive integer, got 0")])
+def test_copy_config_rejects_bad_settings(overrides, message):
+    with pytest.raises(ValueError, match=message):
         ex.CopyConfig.preset("ci", **overrides)
 
 
@@ -109,3 +113,25 @@ def test_copy_specs_cover_the_grid_then_the_sweep():
                                                                   for n in cfg.n_hiddens]
     assert [(s.construction, s.n_hidden) for s in specs[12:]] == [("orthogonal", 48), ("orthogonal", 80)]
     assert all(s.task == "copy" and s.train_replay == cfg.train_replay for s in specs)
+
+
+def test_the_headline_unit_alone_ends_on_the_full_replay_unless_all_do():
+    """The units the claims read (the headline one) train their last steps on the full replay with
+    ``headline_seeds`` seeds; the others train on the short replay alone, or as the headline unit
+    with ``full_replay_for="all"``."""
+    cfg = ex.CopyConfig.preset("book")
+    assert cfg.headline_seeds >= 10 and cfg.full_replay_share > 0
+    by_unit = {(s.construction, s.n_hidden): s for s in cfg.specs()}
+    head = by_unit.pop(cfg.headline)
+    assert (head.seeds, head.full_replay_share) == (cfg.headline_seeds, cfg.full_replay_share)
+    assert {(s.seeds, s.full_replay_share) for s in by_unit.values()} == {(cfg.seeds, 0.0)}
+    assert ex.jobs("book")[0].args[0] == head  # the longest job starts first
+    every = ex.CopyConfig.preset("book", full_replay_for="all")
+    assert {s.full_replay_share for s in every.specs()} == {cfg.full_replay_share}
+    (ci,) = ex.CopyConfig.preset("ci").specs()
+    assert (ci.construction, ci.n_hidden, ci.full_replay_share) == (*cfg.headline, cfg.full_replay_share)
+    assert all(s.full_replay_share == 0.0 for s in ex.NeuroConfig.preset("ci").specs())
+    with pytest.raises(ValueError, match="full_replay_share must be a number in"):
+        ex.TrainSpec("copy", "orthogonal", 8, 1, 10, 4, 1e-3, 1.0, "cosine", 0, 4, 0, -0.5)
+    with pytest.raises(ValueError, match="full_replay_share=0.5 needs a shorter train_replay"):
+        ex.TrainSpec("copy", "orthogonal", 8, 1, 10, 4, 1e-3, 1.0, "cosine", 0, None, 0, 0.5)

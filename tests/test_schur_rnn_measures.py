@@ -448,3 +448,41 @@ def test_seed_readings():
     assert measures.task_learned(fvus[0]) and not measures.every_seed_learned(fvus[0])
     assert measures.every_seed_learned(np.array([0.1, 0.0]))
     assert not measures.task_learned(fvus[1])
+
+
+def test_seeds_within_counts_the_seeds_near_each_paper_level():
+    paper = np.array(PAPER_COPY_ACCURACY)
+    # 3 seeds: on the level, 0.04 below it, 0.06 above it (clipped to 1 for the full model's rows)
+    acc = np.stack([paper, paper - 0.04, np.minimum(paper + 0.06, 1.0)], axis=1)
+    assert measures.seeds_within(acc, paper).tolist() == [3, 3, 2, 2, 2, 2, 2, 2]
+    assert measures.seeds_within(acc, paper, tol=0.01).tolist() == [2, 2, 1, 1, 1, 1, 1, 1]
+    assert measures.seeds_within(acc, paper, tol=0.1).tolist() == [3] * 8
+    edge = np.array([[0.926, 0.826, 0.9261]])  # the claims' band edges around 0.876 count as within
+    assert measures.seeds_within(edge, [0.876]).tolist() == [2]
+    assert measures.PAPER_LEVEL_TOL == 0.05
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((np.ones(8), PAPER_COPY_ACCURACY), "accuracy must be a non-empty 2-D array"),
+    ((np.ones((8, 3)), PAPER_COPY_ACCURACY[:7]), r"one level per row of accuracy \(8\), got 7"),
+    ((np.ones((8, 3)), PAPER_COPY_ACCURACY, -0.1), "tol must be a finite number >= 0, got -0.1"),
+    ((np.full((8, 3), np.nan), PAPER_COPY_ACCURACY), "accuracy must be finite, got 24 NaN"),
+])
+def test_seeds_within_rejects_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        measures.seeds_within(*args)
+
+
+def test_the_seed_strip_plot_shows_every_seed_and_the_counts():
+    import matplotlib.pyplot as plt
+
+    from interp_repro.schur_rnn import plots
+
+    paper = np.array(PAPER_COPY_ACCURACY)
+    acc = np.stack([paper, paper - 0.04, np.minimum(paper + 0.06, 1.0)], axis=1)
+    fig = plots.seed_strip(acc, PAPER_COPY_ACCURACY)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts] == ["3/3", "3/3"] + ["2/3"] * 6
+    seeds = ax.collections[-2].get_offsets()  # one dot per seed per subset
+    assert seeds.shape == (24, 2) and np.allclose(np.sort(seeds[:, 1]), np.sort(acc.ravel()))
+    plt.close(fig)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from interp_repro.core import cpu_threads, torch_generator
+from interp_repro.schur_rnn import train as train_module
 from interp_repro.schur_rnn.model import RecurrentNet
 from interp_repro.schur_rnn.tasks import (
     TASKS,
@@ -16,7 +17,7 @@ from interp_repro.schur_rnn.tasks import (
     sine_frequencies,
     task_dims,
 )
-from interp_repro.schur_rnn.train import evaluate, train
+from interp_repro.schur_rnn.train import evaluate, full_replay_steps, train
 
 
 @pytest.fixture(autouse=True)
@@ -168,6 +169,25 @@ def test_tiny_training_lowers_the_loss(construction):
     np.testing.assert_array_equal(acc, [0.0, 0.0])
 
 
+@pytest.mark.parametrize(("share", "short"), [(0.0, 8), (0.25, 6), (0.5, 4), (1.0, 0)])
+def test_the_last_share_of_the_steps_trains_on_the_full_replay(monkeypatch, share, short):
+    """``full_replay_share`` ends training on the evaluated replay: the first steps draw copy
+    batches with ``train_replay``, the last ones with the task's replay; evaluation uses the latter."""
+    replays = []
+
+    def recording(task, batch, generator, **options):
+        replays.append(options["replay"])
+        return make_batch(task, batch, generator, **options)
+
+    monkeypatch.setattr(train_module, "make_batch", recording)
+    options = {"n_symbols": 2, "dim": 2, "replay": 12}
+    train("copy", "orthogonal", 8, seeds=1, steps=8, seed=0, batch=4, warmup=0, train_replay=4,
+          full_replay_share=share, task_options=options, eval_batch=4, quiet=True)
+    assert replays == [4] * short + [12] * (8 - short) + [12]  # 8 training steps, then the held-out batch
+    assert full_replay_steps(8, share) == 8 - short
+    assert full_replay_steps(6000, 0.25) == 1500
+
+
 def test_bad_training_arguments_raise():
     with pytest.raises(ValueError, match=r"unknown schedule \['step'\]"):
         train("copy", "default", 8, seeds=1, steps=1, seed=0, schedule="step")
@@ -175,3 +195,7 @@ def test_bad_training_arguments_raise():
         train("sine", "default", 8, seeds=1, steps=1, seed=0, train_replay=4)
     with pytest.raises(ValueError, match="lr must be a finite number > 0, got -1"):
         train("copy", "default", 8, seeds=1, steps=1, seed=0, lr=-1)
+    with pytest.raises(ValueError, match=r"full_replay_share must be a number in \[0, 1\], got 1.5"):
+        train("copy", "default", 8, seeds=1, steps=1, seed=0, train_replay=4, full_replay_share=1.5)
+    with pytest.raises(ValueError, match="full_replay_share=0.25 needs a shorter train_replay"):
+        train("copy", "default", 8, seeds=1, steps=1, seed=0, full_replay_share=0.25)

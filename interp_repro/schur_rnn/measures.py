@@ -18,7 +18,13 @@ import scipy.linalg
 import torch
 from scipy.linalg import lapack
 
-from interp_repro.core import check_fraction, check_positive_int, check_real_array, torch_generator
+from interp_repro.core import (
+    check_fraction,
+    check_nonnegative,
+    check_positive_int,
+    check_real_array,
+    torch_generator,
+)
 from interp_repro.schur_rnn.model import rollout
 from interp_repro.schur_rnn.tasks import make_batch
 
@@ -50,6 +56,10 @@ PROFILE_TOL = 0.01
 """Largest accuracy gap between two ablations that differ only by T_CC for the profile to hold."""
 PROFILE_DROP = 0.05
 """Smallest accuracy drop below the full model of -T_RR and of -T_C->R for the profile to hold."""
+
+PAPER_LEVEL_TOL = 0.05
+"""A seed lands on the paper's accuracy level when it is within this of it (ours: the half-width of
+the bands that ``claims.toml`` puts around the paper's copy-task levels)."""
 
 
 class SchurReorderError(np.linalg.LinAlgError):
@@ -409,6 +419,20 @@ def profile_holds(accuracy: np.ndarray, tol: float = PROFILE_TOL, drop: float = 
     alphas)."""
     return bool(cc_pairs_gap(accuracy) <= tol and accuracy_drop(accuracy, {"RR"}) >= drop
                 and accuracy_drop(accuracy, {"CR"}) >= drop and cr_lowest(accuracy))
+
+
+def seeds_within(accuracy: np.ndarray, paper, tol: float = PAPER_LEVEL_TOL) -> np.ndarray:
+    """How many seeds land within ``tol`` of the paper's level, per ablation: for each row i of
+    ``accuracy`` (8, K), the number of seeds k with |accuracy[i, k] - paper[i]| <= tol, for the
+    paper's seed-mean levels ``paper`` (8,) (Figure 1). Returns an int array (8,)."""
+    acc = check_real_array("accuracy", accuracy, 2)
+    levels = check_real_array("paper", paper, 1)
+    if levels.shape[0] != acc.shape[0]:
+        raise ValueError(f"paper must give one level per row of accuracy ({acc.shape[0]}), "
+                         f"got {levels.shape[0]}")
+    tol = check_nonnegative("tol", tol)
+    # a seed exactly on the band's edge counts, as in the claims' bands (the 1e-12 absorbs rounding)
+    return (np.abs(acc - levels[:, None]) <= tol + 1e-12).sum(axis=1)
 
 
 def largest_change(values: np.ndarray) -> float:

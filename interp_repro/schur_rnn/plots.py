@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from interp_repro.core import Unit
-from interp_repro.schur_rnn.measures import PARTS, eigen_split
+from interp_repro.schur_rnn.measures import PAPER_LEVEL_TOL, PARTS, eigen_split, seeds_within
+from interp_repro.schur_rnn.tasks import COPY_REPLAY
+from interp_repro.schur_rnn.train import full_replay_steps
 
 SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",
                  "all three")
@@ -15,6 +17,15 @@ SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R 
 
 CONSTRUCTION_LABELS = {"default": "dense default", "orthogonal": "dense orthogonal", "normal": "dense normal",
                        "cayley": "Cayley"}
+
+
+def replay_schedule(spec) -> str:
+    """How a copy unit (an ``experiments.TrainSpec``) trained: on the short replay throughout, or
+    with its last steps on the full replay that is scored."""
+    if not spec.full_replay_share:
+        return f"{spec.train_replay}-step replay"
+    return (f"{spec.train_replay}-step replay, last {full_replay_steps(spec.steps, spec.full_replay_share)} "
+            f"steps on {COPY_REPLAY}")
 
 
 def learning_curves(units: dict[str, Unit], title: str = ""):
@@ -137,17 +148,30 @@ def ablation_grid(grid: dict[tuple[str, int], Unit], n_hiddens: tuple[int, ...],
     return fig
 
 
-def profile_vs_paper(accuracy: np.ndarray, paper: tuple[float, ...]):
-    """Our seed-by-seed accuracy (8, K) for the headline unit next to the paper's means ``paper`` (8,)."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    x = np.arange(len(SUBSET_LABELS))
-    ax.scatter(np.repeat(x, accuracy.shape[1]), accuracy.ravel(), s=8, color="C0", alpha=0.5,
-               label="ours, each seed")
-    ax.plot(x, accuracy.mean(axis=1), "o", color="C0", label="ours, seed mean")
-    ax.plot(x, paper, "kx", ms=8, label="Draeger (2026), Figure 1")
+def seed_strip(accuracy: np.ndarray, paper: tuple[float, ...], tol: float = PAPER_LEVEL_TOL):
+    """Strip plot of one unit's accuracy (8, K) per ablation subset: each seed a dot (spread sideways
+    in seed order), the seed mean a dash, the paper's level ``paper`` (8,) a black bar inside a grey
+    band of +-``tol``, and under each subset how many seeds land in that band
+    (``measures.seeds_within``)."""
+    counts = seeds_within(accuracy, paper, tol)
+    n_sub, seeds = accuracy.shape
+    x = np.arange(n_sub)
+    spread = np.linspace(-0.22, 0.22, seeds) if seeds > 1 else np.zeros(1)
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for i, level in enumerate(paper):
+        ax.fill_between([i - 0.32, i + 0.32], level - tol, level + tol, color="0.85", lw=0,
+                        label=f"within {tol:g} of the paper" if i == 0 else None)
+        ax.plot([i - 0.32, i + 0.32], [level, level], color="k", lw=1.6,
+                label="Draeger (2026), Figure 1" if i == 0 else None)
+    ax.scatter((x[:, None] + spread).ravel(), accuracy.ravel(), s=10, color="C0", alpha=0.8, zorder=3,
+               label="ours, one seed")
+    ax.scatter(x, accuracy.mean(axis=1), marker="_", s=260, color="C3", zorder=4, label="ours, seed mean")
+    low = min(0.4, float(accuracy.min()) - 0.05)
+    for i, n in enumerate(counts):
+        ax.text(i, low + 0.01, f"{n}/{seeds}", ha="center", va="bottom", fontsize=8)
     ax.set_xticks(x, SUBSET_LABELS, rotation=45, ha="right", fontsize=8)
-    ax.set(ylabel="replay accuracy", ylim=(0.4, 1.02))
-    ax.legend(fontsize=8)
+    ax.set(ylabel="replay accuracy (128 lags)", ylim=(low, 1.03))
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, 0.08))
     fig.tight_layout()
     return fig
 
