@@ -12,6 +12,7 @@ from interp_repro.modular_addition.data import all_pairs, check_modulus, split
 from interp_repro.modular_addition.measures import gradient_symmetricity, tables
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.train import train
+from interp_repro.reproduction.claims import load_claims
 
 SMALL = dict(d_model=8, n_heads=2, d_mlp=16)
 
@@ -189,3 +190,44 @@ def test_gradient_symmetricity_is_one_for_mlp_add():
 def test_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.ModAddConfig.preset("ci", **overrides)
+
+
+def test_length_moves_reads_zhongs_metrics_towards_his_algorithms():
+    """Summary columns are measures.NETWORK_SUMMARY: gradient symmetricity, distance irrelevance, ..."""
+    width = len(ex.measures.NETWORK_SUMMARY)
+    uniform = np.zeros((2, 3, width))
+    uniform[:, :, 0] = [0.90, 0.95, 0.99]          # towards the Pizza's 0.99
+    uniform[:, :, 1] = [0.30, 0.50, 0.60]          # away from the Pizza's 0.17
+    learnable = np.zeros((1, 3, width))
+    learnable[:, :, :2] = [[0.7, 0.7], [0.5, 0.8], [0.4, 0.85]]  # both towards the Clock
+    moves = ex.length_moves({"uniform": uniform, "learnable": learnable, "mlp_add": uniform})
+    assert [(a, m, nearer) for a, m, _, _, nearer in moves] == [
+        ("uniform", "gradient symmetricity", True), ("uniform", "distance irrelevance", False),
+        ("learnable", "gradient symmetricity", True), ("learnable", "distance irrelevance", True)]
+    assert moves[1][2:4] == pytest.approx((0.30, 0.60))
+    assert ex.length_moves({"mlp_add": uniform}) == []
+
+
+def test_zhongs_typical_values_are_the_claims_paper_values():
+    """One source each: measures.ZHONG_ALGORITHMS sorts networks, claims.toml states the paper."""
+    claims = load_claims()
+    for arch, name in (("uniform", "pizza"), ("learnable", "clock")):
+        paper = tuple(claims[f"modular_addition.{arch}_{suffix}"].paper_value for suffix in ex.ZHONG_METRICS)
+        assert paper == ex.measures.ZHONG_ALGORITHMS[name]
+
+
+def test_topology_check_agrees_with_the_analysis_where_both_use_every_point(tmp_path, monkeypatch):
+    """With at least as many landmarks as points, the analysis's Rips runs on every point, so its
+    Betti numbers must equal full Rips' (another library, with edge collapse); the check is cached."""
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    cfg = ex.ModAddConfig.preset("ci", p=13, steps=100, lengths=(100,), seeds=1, d_model=16, n_heads=2,
+                                 d_mlp=64, full_rips_clusters=2, min_cluster=2, n_landmarks=200)
+    spec = cfg.spec("mlp_add", 0)
+    check = ex.run_topology_check(cfg, spec)
+    n = min(2, len(ex._unit(cfg, spec).measured["cluster_freqs"]))
+    assert n >= 1 and check["full"].shape == check["alpha"].shape == (n, 3)
+    np.testing.assert_array_equal(check["full"], check["landmarks"])
+    assert (check["size"] >= cfg.min_cluster).all()
+    assert ((check["pca4"] > 0) & (check["pca4"] <= 1 + 1e-9)).all()
+    monkeypatch.setattr(ex, "full_rips_persistence", lambda *a, **k: pytest.fail("not read from the cache"))
+    np.testing.assert_array_equal(ex.run_topology_check(cfg, spec)["full"], check["full"])

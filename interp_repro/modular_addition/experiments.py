@@ -244,13 +244,12 @@ STACK = 64
 """Networks per stacked program when they train on a GPU (ours)."""
 
 
-def _stacked_units(cfg: ModAddConfig, specs: tuple[TrainSpec, ...], lengths: tuple[int, ...],
-                   device: str) -> None:
-    """Train networks alike but for their seeds as one program on ``device`` (``train_lengths``),
-    then analyse each at every length, on the CPU."""
-    for trained in train_lengths(specs, lengths, device):
-        for spec in trained:
-            _unit(cfg, spec)
+def _trained_units(cfg: ModAddConfig, specs: tuple[TrainSpec, ...], lengths: tuple[int, ...],
+                   device: str = "cpu") -> list[list[Unit[TrainSpec]]]:
+    """Networks alike but for their seeds, trained as one program on ``device`` to each of
+    ``lengths`` steps (``train_lengths``) and analysed at every length on the CPU: per spec, one Unit
+    per length."""
+    return [[_unit(cfg, spec) for spec in trained] for trained in train_lengths(specs, lengths, device)]
 
 
 def _device_jobs(cfg: ModAddConfig, device: str) -> list[Job]:
@@ -261,8 +260,8 @@ def _device_jobs(cfg: ModAddConfig, device: str) -> list[Job]:
     for arch in cfg.architectures:
         specs = [cfg.spec(arch, s) for s in range(cfg.seed, cfg.seed + max(cfg.seeds, cfg.length_seeds))]
         head, rest = specs[:cfg.length_seeds], specs[cfg.length_seeds:]
-        out.append(Job(_stacked_units, (cfg, tuple(head), tuple(sorted({*cfg.lengths, cfg.steps})), device)))
-        out += [Job(_stacked_units, (cfg, tuple(rest[i:i + STACK]), (cfg.steps,), device))
+        out.append(Job(_trained_units, (cfg, tuple(head), tuple(sorted({*cfg.lengths, cfg.steps})), device)))
+        out += [Job(_trained_units, (cfg, tuple(rest[i:i + STACK]), (cfg.steps,), device))
                 for i in range(0, len(rest), STACK)]
     return out
 
@@ -279,13 +278,8 @@ def _jobs(cfg: ModAddConfig, lengths: bool = True, networks: bool = True, views:
     return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else []) + checks
 
 
-def _length_units(cfg: ModAddConfig, spec: TrainSpec) -> list[Unit[TrainSpec]]:
-    """One network trained once to the longest of ``cfg.lengths``, analysed at every length."""
-    return [_unit(cfg, s) for s in train_lengths([spec], cfg.lengths)[0]]
-
-
 def _length_jobs(cfg: ModAddConfig) -> list[Job]:
-    return [Job(_length_units, (cfg, cfg.spec(arch, s)))
+    return [Job(_trained_units, (cfg, (cfg.spec(arch, s),), cfg.lengths))
             for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.length_seeds)]
 
 
@@ -295,7 +289,7 @@ def run_lengths(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list
     ``cfg.lengths``. The network at a length is the one :func:`run_networks` trains for that many
     steps, so a length equal to ``cfg.steps`` shares its networks."""
     run_jobs(_jobs(cfg, networks=False), desc="training lengths", workers=workers)
-    return {arch: [_length_units(cfg, cfg.spec(arch, s))
+    return {arch: [_trained_units(cfg, (cfg.spec(arch, s),), cfg.lengths)[0]
                    for s in range(cfg.seed, cfg.seed + cfg.length_seeds)] for arch in cfg.architectures}
 
 
@@ -314,6 +308,22 @@ def settling(summary: dict[str, np.ndarray], lengths: tuple[int, ...],
     ``tol`` of its value at the longest length (``measures.settled_at``)."""
     return {arch: [measures.settled_at(lengths, np.median(values[:, :, k], axis=0), tol)
                    for k in range(values.shape[2])] for arch, values in summary.items()}
+
+
+def length_moves(summary: dict[str, np.ndarray]) -> list[tuple[str, str, float, float, bool]]:
+    """Which way Zhong's two metrics move between the first and the longest length, for uniform
+    attention against his Pizza and learnable attention against his Clock: (architecture, measure,
+    median at the first length, median at the longest, whether it ends nearer Zhong's value)."""
+    out = []
+    for arch, name in (("uniform", "pizza"), ("learnable", "clock")):
+        if arch not in summary:
+            continue
+        for k, measure in enumerate(measures.NETWORK_SUMMARY[:2]):
+            first, last = np.median(summary[arch][:, [0, -1], k], axis=0)
+            target = measures.ZHONG_ALGORITHMS[name][k]
+            nearer = abs(last - target) < abs(first - target)
+            out.append((arch, measure, float(first), float(last), bool(nearer)))
+    return out
 
 
 def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Unit[TrainSpec]]]:
