@@ -28,7 +28,7 @@ from interp_repro.studies import fill_cache
 
 RESULTS = Path("_build/benchmarks")
 JUPYTER_CACHE = Path("_build/.jupyter_cache")
-"""Where ``make bench`` writes its results and this script its builds (run from the clone's root)."""
+"""Where this script records its builds, and jupyter-book's notebook cache (from the clone's root)."""
 
 
 def entries() -> int:

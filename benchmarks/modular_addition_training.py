@@ -182,7 +182,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (the library trains one network per core on one thread)")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda: the paper-scale projection on a GPU")
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/modular_addition_training.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/modular_addition_training.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 

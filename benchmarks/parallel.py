@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", nargs="+", choices=STUDIES, default=["abstraction", "superposition"])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/parallel.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/parallel.json"))
     args = parser.parse_args()
     os.environ[QUIET_ENV] = "1"
     rows = []

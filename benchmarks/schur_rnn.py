@@ -112,7 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300, help="steps for the batched/threads comparison")
     parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/schur_rnn.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/schur_rnn.json"))
     args = parser.parse_args()
 
     copy_run(1, 20)  # warm up

@@ -61,7 +61,7 @@ def timed(fn, steps: int, *args) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/superposition_training.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/superposition_training.json"))
     args = parser.parse_args()
     importance = 0.9 ** torch.arange(N, dtype=torch.float32)
     density = torch.logspace(0, -2, K)

@@ -66,7 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--noise", type=float, default=0.01, help="noise sd (the torus has radius-1 circles)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("_build/benchmarks/topology.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/topology.json"))
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     torus = flat_torus(P) + rng.normal(0, args.noise, (P * P, 4))

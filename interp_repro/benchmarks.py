@@ -3,8 +3,8 @@
 Every script measures our code next to a baseline in the same run (a reference-style loop, one model
 at a time, full persistent homology ...) and stores each pair as a :func:`comparison`, so the page
 shows ratios, which survive a change of machine better than seconds do. Results are JSON files in a
-folder every function here is given: in a clone, ``_build/benchmarks/`` (``make bench`` refreshes
-them; ``make book`` refreshes those older than their script).
+folder every function here is given: the kept results of the last ``make bench`` in
+``benchmarks/results/`` (committed), the book builds a clone recorded in ``_build/benchmarks/``.
 """
 
 import json

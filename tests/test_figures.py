@@ -21,7 +21,7 @@ BOOK = ROOT / "book"
 FIGURES = book_figures(BOOK)
 STUDY_FIGURES = [name for name, figure in FIGURES.items() if "/" in figure.chapter]
 BENCHMARKS_FIGURE = "fig-benchmark-speedups"  # drawn only from the results of `make bench`
-BENCHMARK_RESULTS = ROOT / "_build" / "benchmarks"
+BENCHMARK_RESULTS = ROOT / "benchmarks" / "results"
 
 
 def test_every_figure_of_the_book_is_named_and_listed(capsys):
