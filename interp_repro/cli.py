@@ -35,7 +35,7 @@ environment variables (a command-line flag wins over its variable):
   INTERP_REPRO_WORKERS  local worker processes (default one per core); --workers N
   INTERP_REPRO_DASK     a Dask scheduler to run jobs on; --dask ADDRESS (--workers N ignores it)
   INTERP_REPRO_QUIET    1: no progress bars; --quiet
-  INTERP_REPRO_DEVICE   where modular addition stacks its networks: cpu (default), cuda, auto; --device
+  INTERP_REPRO_DEVICE   where modular addition and the Schur RNNs train: cpu (default), cuda, auto; --device
   INTERP_REPRO_BOOK     the book's source folder for chapter and figure (default ./book); --book DIR
 """
 
@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed-offset", type=_seed_offset, default=0, metavar="K",
                      help="shift every seed by K: check the claims on other seeds (not recorded)")
     device_help = ("cpu, or cuda (auto: cuda where torch sees a GPU) to train modular addition's networks "
-                   "stacked on the GPU, many per program")
+                   "stacked on the GPU, many per program, and the Schur RNN units (their seeds stacked)")
     run.add_argument("--device", choices=(*DEVICES, "auto"), default=None, help=device_help)
     where = run.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_workers, default=None,

@@ -199,3 +199,11 @@ def test_bad_training_arguments_raise():
         train("copy", "default", 8, seeds=1, steps=1, seed=0, train_replay=4, full_replay_share=1.5)
     with pytest.raises(ValueError, match="full_replay_share=0.25 needs a shorter train_replay"):
         train("copy", "default", 8, seeds=1, steps=1, seed=0, full_replay_share=0.25)
+
+
+def test_training_on_a_missing_gpu_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        train("flipflop", "orthogonal", 4, seeds=1, steps=1, seed=0, device="cuda", quiet=True)
+    with pytest.raises(ValueError, match="unknown device"):
+        train("flipflop", "orthogonal", 4, seeds=1, steps=1, seed=0, device="tpu", quiet=True)

@@ -12,8 +12,8 @@ from interp_repro.core.validate import check_positive_int
 DEVICES = ("cpu", "cuda")
 
 DEVICE_ENV = "INTERP_REPRO_DEVICE"
-"""Where the studies that stack many networks per program train them: "cpu" (the default), "cuda",
-or "auto" (CUDA where torch sees a GPU)."""
+"""Where the studies that stack many networks per program (modular addition, the Schur RNNs) train
+them: "cpu" (the default), "cuda", or "auto" (CUDA where torch sees a GPU)."""
 
 
 def select_device(name: str = "cpu") -> torch.device:

@@ -19,6 +19,7 @@ from interp_repro.core import (
     check_fraction,
     check_positive_int,
     check_probability,
+    default_device,
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
@@ -85,7 +86,7 @@ def train_unit(spec: TrainSpec) -> Arrays:
         res = train(spec.task, spec.construction, spec.n_hidden, seeds=spec.seeds, steps=spec.steps,
                     seed=spec.seed, batch=spec.batch, lr=spec.lr, clip=spec.clip, schedule=spec.schedule,
                     warmup=spec.warmup, train_replay=spec.train_replay,
-                    full_replay_share=spec.full_replay_share,
+                    full_replay_share=spec.full_replay_share, device=default_device(),
                     desc=f"{spec.task}: {spec.construction} N_h={spec.n_hidden} ({spec.seeds} seeds)")
         out = {"W_xh": res.W_xh, "W_hh": res.W_hh, "W_hy": res.W_hy, "curve": res.curve, "loss": res.loss}
         if res.accuracy is not None:

@@ -24,6 +24,7 @@ from interp_repro.core import (
     check_positive_int,
     check_probability,
     progress,
+    select_device,
     torch_generator,
 )
 from interp_repro.schur_rnn.measures import replay_accuracy
@@ -110,8 +111,8 @@ def flush_denormals() -> Iterator[None]:
 def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int, seed: int,
           batch: int = 128, lr: float = 3e-3, clip: float = 1.0, schedule: str = "cosine",
           warmup: int = 100, train_replay: int | None = None, full_replay_share: float = 0.0,
-          task_options: dict | None = None, eval_batch: int = 512, desc: str = "training",
-          quiet: bool | None = None) -> TrainResult:
+          task_options: dict | None = None, eval_batch: int = 512, device: str = "cpu",
+          desc: str = "training", quiet: bool | None = None) -> TrainResult:
     """Train ``seeds`` instances of ``construction`` on ``task`` at once; instance k is initialised
     from one generator seeded with ``seed`` (instances differ by draw order), data from ``seed + 1``,
     held-out evaluation from ``seed + 2``.
@@ -119,6 +120,10 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
     ``train_replay`` (copy task only) sets the replay length of the first training steps; the last
     ``full_replay_share`` of the steps (:func:`full_replay_steps`) train on the replay that is
     evaluated, ``task_options``' (128 by default). Without ``train_replay`` every step trains on it.
+
+    ``device`` ("cpu" or "cuda", ``core.select_device``) is where the training steps run; the
+    initialisation, the data and the held-out evaluation stay on the CPU, so a GPU run matches the
+    CPU's up to float rounding.
     """
     check_positive_int("seeds", seeds)
     check_positive_int("steps", steps)
@@ -130,6 +135,7 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
     check_probability("full_replay_share", full_replay_share)
+    where = select_device(device)
     options = dict(task_options or {})
     short_options = dict(options)
     short_steps = steps
@@ -146,8 +152,10 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
     # Vanishing backpropagated gradients hit denormals, 60x slower without flushing them to zero; the
     # setting is the process's, so it is put back for whatever runs in this process next.
     with flush_denormals():
-        curve = _fit(model, task, (short_options, options), short_steps, steps=steps, batch=batch, lr=lr,
-                     clip=clip, schedule=schedule, warmup=warmup, seed=seed + 1, desc=desc, quiet=quiet)
+        curve = _fit(model.to(where), task, (short_options, options), short_steps, steps=steps,
+                     batch=batch, lr=lr, clip=clip, schedule=schedule, warmup=warmup, seed=seed + 1,
+                     desc=desc, quiet=quiet)
+        model.cpu()
         held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)
     with torch.no_grad():
         W_hh = model.recurrent_matrix()
@@ -171,19 +179,21 @@ def _fit(model: RecurrentNet, task: str, options: tuple[dict, dict], short_steps
     """The training loop of :func:`train`: task ``options[0]`` for the first ``short_steps`` steps,
     ``options[1]`` after them, under one learning-rate schedule. Returns the per-step loss (steps, K)."""
     params = list(model.parameters())
+    device = params[0].device
     opt = torch.optim.Adam(params, lr=lr)
     data = torch_generator(seed)
     curve = np.empty((steps, model.n_instances), dtype=np.float32)
     for step in progress(range(steps), desc=desc, quiet=quiet):
         for group in opt.param_groups:
             group["lr"] = _learning_rate(lr, schedule, step, steps, warmup)
-        inputs, targets, mask = make_batch(task, batch, data, **options[step >= short_steps])
+        drawn = make_batch(task, batch, data, **options[step >= short_steps])
+        inputs, targets, mask = (x.to(device) for x in drawn)
         loss = masked_mse(model(inputs), targets, mask)
         opt.zero_grad(set_to_none=False)
         loss.sum().backward()
         _clip_per_instance(params, clip)
         opt.step()
-        curve[step] = loss.detach().numpy()
+        curve[step] = loss.detach().cpu().numpy()
     return curve
 
 
