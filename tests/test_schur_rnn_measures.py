@@ -28,6 +28,7 @@ from interp_repro.schur_rnn.measures import (
     schur_mass_removed,
     sensitivity,
     split_indices,
+    split_interval,
 )
 from interp_repro.schur_rnn.tasks import copy_batch
 
@@ -117,6 +118,12 @@ def test_hand_made_order():
     assert split_indices(T, 0.7) == 3
     assert split_indices(T, 0.2) == 4
     assert split_indices(T, 1.0) == 2
+    # moduli / rho: 1, 1, 0.75, 0.25: every alpha in (0.75, 1] gives R = the pair, (0.25, 0.75] adds -1.5
+    np.testing.assert_allclose(split_interval(W, 0.9), (0.75, 1.0), rtol=1e-12)
+    np.testing.assert_allclose(split_interval(W, 0.7), (0.25, 0.75), rtol=1e-12)
+    np.testing.assert_allclose(split_interval(W, 0.2), (0.0, 0.25), rtol=1e-12)
+    for alpha in (0.76, 0.9, 1.0):
+        assert split_indices(T, alpha) == 2
 
 
 def test_ties_keep_lapack_order_and_are_deterministic():

@@ -184,6 +184,16 @@ def eigen_split(W: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return lam, np.abs(lam) >= alpha * np.abs(lam).max()
 
 
+def split_interval(W: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The thresholds that give the same R/C split as ``alpha`` (§3, Table 1): (lo, hi) with every
+    alpha' in (lo, hi] splitting ``W``'s eigenvalues as alpha does. lo is the largest |lambda| / rho
+    in C (0 when C is empty), hi the smallest in R (ours: a wide interval means the split sits in a
+    gap of the spectrum, so nearby thresholds cannot change the ablations)."""
+    lam, in_r = eigen_split(W, alpha)
+    ratio = np.abs(lam) / np.abs(lam).max()
+    return float(ratio[~in_r].max(initial=0.0)), float(ratio[in_r].min())
+
+
 # --- ablations (§3) -----------------------------------------------------------------------------
 
 def _coupling_mask(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
