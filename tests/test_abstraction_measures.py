@@ -37,10 +37,12 @@ from interp_repro.abstraction.measures import (
     relu,
     relu_kernel,
     ridge_loss,
+    same_direction,
     solve_modes,
     terminal_abstraction,
     up_fraction,
     walsh_spectrum,
+    whitened_abstraction,
 )
 
 # Rich/lazy setting: the target is more abstract than the input (alpha_y = 0.818 > alpha_x = 0.333).
@@ -397,3 +399,38 @@ def test_up_fraction_averages_over_concepts_first():
     intact = np.zeros((2, 2, 2))
     ablated = np.array([[[1.0, -0.5], [-1.0, 0.0]], [[0.2, 0.2], [0.0, -0.1]]])  # means .25, -.5, .2, -.05
     assert up_fraction(intact, ablated) == 0.5
+
+
+def test_up_fraction_counts_ties_as_not_up():
+    assert up_fraction(np.ones((1, 2, 2)), np.ones((1, 2, 2))) == 0.0
+
+
+def test_whitened_abstraction_is_alpha_in_the_noise_metric():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([[1, 1], [1, -1], [-1, 1], [-1, -1]], 200, axis=0)
+    s, c = labels[:, :1].astype(float), labels[:, 1:].astype(float)
+    # shape along e0 in one colour and along e0 + e1 in the other; noise large along e0, small along e1
+    reps = np.hstack([s, s * (c < 0), c]) + rng.standard_normal((800, 3)) * [1.0, 0.1, 0.1]
+    assert abstraction_score(reps, labels) > 0.6  # Euclidean: d1 = (2, 0, 0), d2 = (2, 2, 0)
+    assert whitened_abstraction(reps, labels) < 0.3  # whitened, d2's quiet e1 part dominates
+    mix = rng.standard_normal((3, 3))  # invariant to any invertible linear map of the representation
+    for concept in ("shape", "colour"):
+        assert whitened_abstraction(reps @ mix, labels, concept) == pytest.approx(
+            whitened_abstraction(reps, labels, concept), abs=1e-3)  # up to the ridge
+    # isotropic noise: whitening changes nothing
+    iso = np.hstack([s, c, s * c]) + 0.5 * rng.standard_normal((800, 3))
+    assert whitened_abstraction(iso, labels) == pytest.approx(float(abstraction_score(iso, labels)), abs=0.05)
+    assert np.isfinite(whitened_abstraction(np.hstack([s, c, 0 * s]), labels))  # noise-free: ridge
+    with pytest.raises(ValueError, match="reps must be"):
+        whitened_abstraction(reps[:, 0], labels)
+    with pytest.raises(ValueError, match="unknown concept"):
+        whitened_abstraction(reps, labels, "size")
+
+
+def test_same_direction_pairs_the_changes():
+    intact = np.zeros((2, 2, 1))
+    a = np.array([[[1.0], [-1.0]], [[1.0], [0.0]]])
+    b = np.array([[[2.0], [1.0]], [[3.0], [0.0]]])
+    assert same_direction(intact, a, intact, b) == 0.5  # agree, disagree, agree, no change
+    with pytest.raises(ValueError, match="share one non-empty shape"):
+        same_direction(intact, a, intact, b[:1])

@@ -8,7 +8,14 @@ import pytest
 import torch
 
 from interp_repro.abstraction.data import two_factor_data
-from interp_repro.abstraction.experiments import GeluNetConfig, ablation_table
+from interp_repro.abstraction.experiments import (
+    ABLATION_SCORES,
+    GeluNetConfig,
+    GeluSensitivityConfig,
+    ablation_table,
+    paper_like_setting,
+    run_gelu_sensitivity,
+)
 from interp_repro.abstraction.measures import (
     abstraction_score,
     concept_scores,
@@ -19,8 +26,10 @@ from interp_repro.abstraction.measures import (
     probe_transfer,
     terminal_abstraction,
     theory_for,
+    up_fraction,
+    whitened_abstraction,
 )
-from interp_repro.abstraction.model import balanced_init, block_representations
+from interp_repro.abstraction.model import balanced_init, block_hidden, block_representations
 from interp_repro.abstraction.train import train_deep_linear, train_gelu_net, train_linear, train_nonlinear
 
 # Target more abstract than the input: alpha_x = 1/3, alpha_y = 0.818, alpha_inf = 0.6345.
@@ -195,19 +204,58 @@ def test_probe_transfer_on_synthetic_codes():
     assert abstraction_score(abstract, labels) > 0.95 and abstraction_score(anti, labels) < -0.95
     assert concept_scores(anti, labels) == {
         "alpha": [float(abstraction_score(anti, labels, c)) for c in ("shape", "colour")],
-        "probe": [probe_transfer(anti, labels, c) for c in ("shape", "colour")]}
+        "probe": [probe_transfer(anti, labels, c) for c in ("shape", "colour")],
+        "walpha": [whitened_abstraction(anti, labels, c) for c in ("shape", "colour")]}
     with pytest.raises(ValueError, match="unknown concept"):
         probe_transfer(abstract, labels, "size")
 
 
+def test_block_hidden_is_the_blocks_hidden_layer():
+    net = train_gelu_net(**asdict(SMALL), seed=0)
+    pre, post = block_hidden(net.model, net.X_test, 1)
+    assert pre.shape == post.shape == (64, 32)
+    np.testing.assert_allclose(post, torch.nn.functional.gelu(torch.as_tensor(pre)).numpy())
+    stream = block_representations(net.model, net.X_test)
+    ablated = block_representations(net.model, net.X_test, ablate_block=1)[1]
+    with torch.no_grad():  # the block's output is its input plus W2 applied to the hidden layer
+        fc2 = net.model.blocks[1].fc2
+        np.testing.assert_allclose(stream[1] - stream[0], fc2(torch.as_tensor(post)).numpy(), atol=1e-5)
+        np.testing.assert_allclose(ablated - stream[0], fc2(torch.as_tensor(pre)).numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="block must be"):
+        block_hidden(net.model, net.X_test, 3)
+
+
 def test_ablation_table_shapes_and_learning():
     table = ablation_table(GeluNetConfig(), seeds=range(5))
-    assert table["alpha_intact"].shape == table["probe_ablated"].shape == (5, 3, 2)
+    for score in ABLATION_SCORES:
+        assert table[f"{score}_intact"].shape == table[f"{score}_ablated"].shape == (5, 3, 2)
     for arr in (table["alpha_intact"], table["alpha_ablated"]):
         assert np.isfinite(arr).all() and (np.abs(arr) <= 1).all()
     for arr in (table["probe_intact"], table["probe_ablated"]):
         assert ((arr >= 0) & (arr <= 1)).all()
     assert table["test_accuracy"].mean() > 0.85  # the networks learned the task (Bayes accuracy ~ 0.96)
+
+
+def test_gelu_sensitivity_sweep_and_its_criterion():
+    cfg = GeluSensitivityConfig(settings=("book's network", "1 block"), seeds=1)
+    res = run_gelu_sensitivity(cfg)
+    assert set(res) >= {"alpha_up", "probe_up", "walpha_up", "hidden_probe_up", "probe_intact",
+                        "probe_with_alpha", "probe_with_walpha", "test_accuracy"}
+    for arr in res.values():
+        assert arr.shape == (2,) and ((arr >= 0) & (arr <= 1)).all()
+    # the fractions are those of ablation_table at the setting (one seed: one pair per block)
+    table = ablation_table(GeluNetConfig(n_blocks=1), seeds=[0])
+    assert res["probe_up"][1] == up_fraction(table["probe_intact"], table["probe_ablated"])
+    fake = {"test_accuracy": np.array([0.95, 0.92, 0.5]), "probe_intact": np.array([0.7, 0.8, 0.94])}
+    wide = GeluSensitivityConfig(settings=("book's network", "1 block", "noise 0.6"))
+    assert paper_like_setting(wide, fake) == "1 block"  # the closest to 0.944 among those that learnt
+    with pytest.raises(ValueError, match="no setting"):
+        paper_like_setting(wide, fake | {"test_accuracy": np.zeros(3)})
+    for bad in (dict(settings=("2 blocks",)), dict(settings=()), dict(seeds=0)):
+        with pytest.raises(ValueError):
+            GeluSensitivityConfig(**bad)
+    with pytest.raises(ValueError, match="no field"):
+        GeluSensitivityConfig.preset("ci", blocks=2)
 
 
 # --- bad inputs -----------------------------------------------------------------------------------------

@@ -28,6 +28,8 @@ ReLU).
 
 Local GELU ablation. The paper's second measure beside alpha is the cross-context linear probe
 (:func:`probe_transfer`); :func:`up_fraction` states its direction of change under the ablation.
+:func:`whitened_abstraction` (ours) is alpha in the metric the probe reads, the within-class noise
+whitened away; :func:`same_direction` compares two scores' changes pair by pair.
 """
 
 import math
@@ -554,7 +556,11 @@ def probe_transfer(reps, labels, concept: str = "shape") -> float:
     For shape: a least-squares probe (targets s = +-1, unpenalised intercept, minimum-norm weights) is
     fitted on the colour = +1 samples and tested on the colour = -1 ones, and vice versa; returns the
     mean of the two accuracies. 1 when the concept is coded the same way in both contexts; 0 when it
-    flips (anti-abstract).
+    flips (anti-abstract). This is the paper's cross-context probe as its local GELU ablation
+    (DINOv3, Gemma) names it: one concept's probe trained in one value of the other concept, tested
+    in the other. The paper's probe family and its regulariser are not stated to us; a least-squares
+    probe has the direction of linear discriminant analysis. Unlike alpha it reads the class means in
+    the metric of the within-class noise (see :func:`whitened_abstraction`).
     """
     if concept not in PROBE_CONCEPTS:
         raise ValueError(f"unknown concept {concept!r}: choose one of {', '.join(PROBE_CONCEPTS)}")
@@ -574,18 +580,60 @@ def probe_transfer(reps, labels, concept: str = "shape") -> float:
     return float(np.mean(accuracies))
 
 
+WHITENING_RIDGE = 1e-6
+"""Ridge, relative to the mean within-class variance, added to the within-class covariance before
+:func:`whitened_abstraction` inverts it (noise-free classes make it singular)."""
+
+
+def whitened_abstraction(reps, labels, concept: str = "shape") -> float:
+    """alpha (:func:`abstraction_score`) after whitening the pooled within-class covariance S (ours).
+
+    The cosine of S^-1/2 d1 and S^-1/2 d2: the concept vectors in the metric a least-squares probe
+    reads (its weights are S_fit^-1 d1 up to scale), so that this, unlike the Euclidean alpha of the
+    paper, tracks :func:`probe_transfer`. Directions without within-class spread (S singular) are
+    damped by a ridge of :data:`WHITENING_RIDGE` times the mean variance.
+    """
+    reps = np.asarray(reps, dtype=np.float64)
+    if reps.ndim != 2:
+        raise ValueError(f"reps must be (N, d) with samples as rows, got shape {reps.shape}")
+    means = class_means(reps, labels)  # also checks labels and the concept below
+    _concept(concept)
+    member = [(np.asarray(labels)[:, 0] == s) & (np.asarray(labels)[:, 1] == c) for s, c in CLASSES]
+    resid = reps - sum(np.outer(m, mu) for m, mu in zip(member, means, strict=True))
+    cov = resid.T @ resid / reps.shape[0]
+    cov += WHITENING_RIDGE * max(np.trace(cov) / cov.shape[0], np.finfo(float).tiny) * np.eye(cov.shape[0])
+    evals, evecs = np.linalg.eigh(cov)
+    return float(abstraction_score(reps @ (evecs / np.sqrt(evals)), labels, concept))
+
+
 def concept_scores(reps, labels) -> dict[str, list[float]]:
-    """``alpha`` (:func:`abstraction_score`) and ``probe`` (:func:`probe_transfer`) of representations
-    (N, d), one value per concept in :data:`PROBE_CONCEPTS` order (shape, colour)."""
+    """``alpha`` (:func:`abstraction_score`), ``probe`` (:func:`probe_transfer`) and ``walpha``
+    (:func:`whitened_abstraction`) of representations (N, d), one value per concept in
+    :data:`PROBE_CONCEPTS` order (shape, colour)."""
     concepts = tuple(PROBE_CONCEPTS)
     return {"alpha": [float(abstraction_score(reps, labels, c)) for c in concepts],
-            "probe": [probe_transfer(reps, labels, c) for c in concepts]}
+            "probe": [probe_transfer(reps, labels, c) for c in concepts],
+            "walpha": [whitened_abstraction(reps, labels, c) for c in concepts]}
 
 
 def up_fraction(intact: np.ndarray, ablated: np.ndarray) -> float:
     """The fraction of (seed, block) pairs whose score, averaged over the concepts (last axis), is
-    higher with the block's GELU ablated than intact: the paper's direction of change."""
+    higher with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe,
+    Latham 2026, local GELU ablation, which reports means). A tie counts as not up."""
     return float((ablated.mean(-1) > intact.mean(-1)).mean())
+
+
+def same_direction(intact_a, ablated_a, intact_b, ablated_b) -> float:
+    """The fraction of (seed, block) pairs in which scores a and b (each averaged over the concepts,
+    last axis) change in the same direction under the ablation (ours); a pair where either does not
+    change counts as not the same."""
+    arrays = [np.asarray(x, dtype=np.float64) for x in (intact_a, ablated_a, intact_b, ablated_b)]
+    if len({x.shape for x in arrays}) != 1 or arrays[0].ndim < 1 or arrays[0].size == 0:
+        raise ValueError("the four score arrays must share one non-empty shape, "
+                         f"got {[x.shape for x in arrays]}")
+    change_a = np.sign(arrays[1].mean(-1) - arrays[0].mean(-1))
+    change_b = np.sign(arrays[3].mean(-1) - arrays[2].mean(-1))
+    return float(((change_a == change_b) & (change_a != 0)).mean())
 
 
 # --- comparisons -----------------------------------------------------------------------------------------

@@ -151,3 +151,19 @@ def block_representations(model: ResidualGeluMLP, X, ablate_block: int | None = 
         h = block(h, ablate=i == ablate_block)
         stream.append(h)
     return torch.stack(stream).numpy()
+
+
+@torch.no_grad()
+def block_hidden(model: ResidualGeluMLP, X, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pre, post), each (N, d_hidden): block ``block``'s hidden layer W1 LN(x) before and after its
+    GELU in the intact network. With that GELU ablated the hidden layer is ``pre``: the attenuation
+    law's comparison (Yang, Saxe, Latham 2026, nonlinear networks) inside one block."""
+    n_blocks = len(model.blocks)
+    if not (isinstance(block, int) and 0 <= block < n_blocks):
+        raise ValueError(f"block must be a block index in 0..{n_blocks - 1}, got {block!r}")
+    h = model.embed(torch.as_tensor(X, dtype=torch.float32))
+    for earlier in model.blocks[:block]:
+        h = earlier(h)
+    target = model.blocks[block]
+    pre = target.fc1(target.norm(h))
+    return pre.numpy(), gelu(pre).numpy()

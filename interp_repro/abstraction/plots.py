@@ -174,3 +174,36 @@ def ablation_bars(res: dict):
     axes[1].set_ylim(0.4, 1.0)
     fig.tight_layout()
     return fig
+
+
+SENSITIVITY_MARKERS = {"alpha_up": ("o", "C0", r"$\alpha$ (block output)"),
+                       "probe_up": ("s", "C3", "probe (block output)"),
+                       "walpha_up": ("D", "C2", r"whitened $\alpha$ (block output)"),
+                       "hidden_probe_up": ("^", "C1", "probe (hidden layer)")}
+"""Marker, colour and label of each up-fraction that :func:`gelu_sensitivity` draws."""
+
+
+def gelu_sensitivity(settings: tuple[str, ...], res: dict):
+    """Left: per setting of the GELU ablation sweep, the fraction of (seed, block) pairs in which each
+    score rises when the block's GELU is ablated (grey line: one half, the paper's direction above it).
+    Right: the intact networks' cross-context probe accuracy and held-out 4-way accuracy, with Gemma's
+    intact probe accuracy (dotted)."""
+    from interp_repro.abstraction.experiments import PAPER_PROBE
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(settings) + 1.4), sharey=True,
+                             gridspec_kw={"width_ratios": (3, 2)})
+    rows = np.arange(len(settings))
+    for j, (key, (marker, colour, label)) in enumerate(SENSITIVITY_MARKERS.items()):
+        axes[0].scatter(res[key], rows + (j - 1.5) * 0.12, marker=marker, color=colour, label=label, zorder=3)
+    axes[0].axvline(0.5, color="0.6", lw=1)
+    axes[0].set(xlim=(-0.03, 1.03), xlabel="fraction of (seed, block) pairs that rise",
+                yticks=rows, yticklabels=settings)
+    axes[0].legend(fontsize=7, loc="lower left")
+    axes[1].scatter(res["probe_intact"], rows, marker="s", color="C3", label="cross-context probe", zorder=3)
+    axes[1].scatter(res["test_accuracy"], rows, marker="x", color="k", label="4-way held-out", zorder=3)
+    axes[1].axvline(PAPER_PROBE, color="C3", ls=":", lw=1, label="Gemma's probe")
+    axes[1].set(xlim=(0.4, 1.02), xlabel="accuracy of the intact networks")
+    axes[1].legend(fontsize=7, loc="lower left")
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    return fig
