@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from interp_repro.core import Unit
+from interp_repro.reproduction.claims import load_claims
 from interp_repro.schur_rnn import experiments as ex
 
 
@@ -63,6 +64,14 @@ def test_neuro_claims_count_tasks_profiles_and_seed_spread():
     assert claims["schur_rnn.neuro_cayley_max_dfvu"] == pytest.approx(2e-7)
     assert claims["schur_rnn.neuro_tasks_distinct_profiles"] == 2  # {-T_CC} twice, none on sine
     assert claims["schur_rnn.neuro_seed_dfvu_spread"] == pytest.approx(3.0)  # context, seeds 1 vs 4
+    assert [claims[f"schur_rnn.neuro_fvu_{t}"] for t in ("flipflop", "sine", "context")] == pytest.approx(
+        [0.015, 0.475, 0.05])  # the orthogonal units' median seeds
+
+
+def test_the_paper_neuro_fvus_are_the_claims_paper_values():
+    claims = load_claims()
+    paper = {t: claims[f"schur_rnn.neuro_fvu_{t}"].paper_value for t in ex.PAPER_NEURO_FVU}
+    assert paper == ex.PAPER_NEURO_FVU
 
 
 def test_every_unit_is_scheduled_once(monkeypatch):
@@ -82,7 +91,7 @@ def test_every_unit_is_scheduled_once(monkeypatch):
                         lambda spec, trained, alpha, eval_batch: {"accuracy": np.ones((8, spec.seeds))})
     claims = ex.run_all("ci")
     units = [job.args[0] for job in ex.jobs("ci")]
-    assert len(set(units)) == len(units) == 13  # 1 copy unit, 3 tasks x 4 constructions
+    assert len(set(units)) == len(units) == 4  # 1 copy unit, 3 tasks x 1 construction
     assert scheduled == units and read == units
     assert claims["schur_rnn.copy_full_accuracy"] == 1.0
 
@@ -100,7 +109,8 @@ def test_copy_config_rejects_bad_settings(overrides, message):
 
 
 @pytest.mark.parametrize("overrides", [dict(tasks=("copy",)), dict(tasks=("flipflop", "flipflop")),
-                                       dict(n_hidden=-3), dict(eval_batch=0)])
+                                       dict(n_hidden=-3), dict(eval_batch=0), dict(headline_seeds=0),
+                                       dict(headline="normal", constructions=("orthogonal",))])
 def test_neuro_config_rejects_bad_settings(overrides):
     with pytest.raises(ValueError):
         ex.NeuroConfig.preset("ci", **overrides)
@@ -131,6 +141,9 @@ def test_the_headline_unit_alone_ends_on_the_full_replay_unless_all_do():
     (ci,) = ex.CopyConfig.preset("ci").specs()
     assert (ci.construction, ci.n_hidden, ci.full_replay_share) == (*cfg.headline, cfg.full_replay_share)
     assert all(s.full_replay_share == 0.0 for s in ex.NeuroConfig.preset("ci").specs())
+    neuro = ex.NeuroConfig.preset("book")
+    assert {(s.construction, s.seeds) for s in neuro.specs() if s.task == "sine"} == {
+        (c, neuro.headline_seeds if c == neuro.headline else neuro.seeds) for c in neuro.constructions}
     with pytest.raises(ValueError, match="full_replay_share must be a number in"):
         ex.TrainSpec("copy", "orthogonal", 8, 1, 10, 4, 1e-3, 1.0, "cosine", 0, 4, 0, -0.5)
     with pytest.raises(ValueError, match="full_replay_share=0.5 needs a shorter train_replay"):

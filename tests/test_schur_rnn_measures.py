@@ -30,7 +30,8 @@ from interp_repro.schur_rnn.measures import (
     split_indices,
     split_interval,
 )
-from interp_repro.schur_rnn.tasks import copy_batch
+from interp_repro.schur_rnn.tasks import copy_batch, make_batch
+from interp_repro.schur_rnn.train import masked_mse
 
 N = 72
 KINDS = ("gaussian", "uniform", "orthogonal", "normal")
@@ -493,3 +494,15 @@ def test_the_seed_strip_plot_shows_every_seed_and_the_counts():
     seeds = ax.collections[-2].get_offsets()  # one dot per seed per subset
     assert seeds.shape == (24, 2) and np.allclose(np.sort(seeds[:, 1]), np.sort(acc.ravel()))
     plt.close(fig)
+
+
+@pytest.mark.parametrize("task", ["flipflop", "sine", "context", "copy"])
+def test_target_variance_turns_a_masked_mse_into_the_fvu(task):
+    inputs, targets, mask = make_batch(task, 64, torch_generator(3))
+    noisy = targets + 0.1 * torch.randn(targets.shape, generator=torch_generator(4))
+    keep = mask.bool()
+    variance = measures.target_variance(task, seed=3, batch=64)
+    mse = masked_mse(noisy.unsqueeze(0), targets, mask)[0].item()
+    assert mse / variance == pytest.approx(fvu(noisy[keep].numpy(), targets[keep].numpy()), rel=1e-5)
+    with pytest.raises(ValueError, match="batch"):
+        measures.target_variance(task, seed=3, batch=0)

@@ -39,7 +39,7 @@ from interp_repro.schur_rnn.measures import (
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS
 from interp_repro.schur_rnn.tasks import TASKS
-from interp_repro.schur_rnn.train import COPY_RECIPE, SCHEDULES, flush_denormals, train
+from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
 
 Arrays = dict[str, np.ndarray]
 
@@ -257,21 +257,41 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
 
 # --- neuroscience tasks -------------------------------------------------------------------------
 
+PAPER_NEURO_FVU = {"flipflop": 0.0048, "sine": 0.0036, "context": 0.0104}
+"""Full-model FVU on held-out data of the paper's dense orthogonal networks, N_h = 64 (Draeger 2026,
+§4, as a summary of the paper reports them; its task specs are not available, ours are in ``tasks``)."""
+
+
 @dataclass(frozen=True)
 class NeuroConfig(Recipe, Preset):
-    """The three neuroscience-style tasks, every construction at one size (specs ours, §4)."""
+    """The three neuroscience-style tasks, every construction at N_h = 64 (Draeger 2026, §4; task
+    specs ours), trained with ``train.NEURO_RECIPE``: the paper's Adam lr 1e-3 and batch 64, our cosine
+    schedule and length.
+
+    The ``headline`` construction, dense orthogonal as in the paper, trains ``headline_seeds`` seeds;
+    the others ``seeds`` (ours, to fit the study's time budget).
+    """
 
     tasks: tuple[str, ...] = ("flipflop", "sine", "context")
     constructions: tuple[str, ...] = CONSTRUCTIONS
     n_hidden: int = 64
-    steps: int = 3000
-    batch: int = 64
+    seeds: int = 2
+    headline: str = "orthogonal"
+    headline_seeds: int = 4
+    steps: int = NEURO_RECIPE["steps"]
+    batch: int = NEURO_RECIPE["batch"]
+    lr: float = NEURO_RECIPE["lr"]
+    clip: float = NEURO_RECIPE["clip"]
+    schedule: str = NEURO_RECIPE["schedule"]
+    warmup: int = NEURO_RECIPE["warmup"]
     eval_batch: int = 256
 
     PRESETS: ClassVar = {
-        "ci": dict(seeds=2, steps=800),
+        # ci: the paper's construction alone, 2 seeds on a schedule of 6,000 steps (3,000 leave the
+        # context task's median seed near the FVU claims' band edge); Cayley normality is unit-tested
+        "ci": dict(constructions=("orthogonal",), headline_seeds=2, steps=6000),
         "book": dict(),
-        "paper": dict(seeds=10, steps=10_000),
+        "paper": dict(seeds=10, headline_seeds=10, steps=20_000),
     }
 
     def __post_init__(self):
@@ -279,10 +299,15 @@ class NeuroConfig(Recipe, Preset):
         check_choices("tasks", self.tasks, (t for t in TASKS if t != "copy"))
         check_choices("constructions", self.constructions, CONSTRUCTIONS)
         check_positive_int("n_hidden", self.n_hidden)
+        check_positive_int("headline_seeds", self.headline_seeds)
+        if self.headline not in self.constructions:
+            raise ValueError(f"headline {self.headline!r} must be one of the constructions "
+                             f"{self.constructions}")
 
     def specs(self) -> list[TrainSpec]:
         """One unit per (task, construction)."""
-        return [self.spec(t, c, self.n_hidden) for t in self.tasks for c in self.constructions]
+        return [self.spec(t, c, self.n_hidden, seeds=self.headline_seeds if c == self.headline else None)
+                for t in self.tasks for c in self.constructions]
 
 
 def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit[TrainSpec]]:
@@ -293,14 +318,17 @@ def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit[TrainSpec]]:
 
 
 def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
-    """Training quality, Cayley invariance, how the stabilizer sets vary by task, and how far two
-    seeds that both learned a task differ in the damage of one ablation."""
+    """Training quality (the dense orthogonal networks' full-model FVU per task, median seed, as the
+    paper reports it), Cayley invariance, how the stabilizer sets vary by task, and how far two seeds
+    that both learned a task differ in the damage of one ablation."""
     tasks = sorted({t for t, _ in res})
     dense = [c for c in CONSTRUCTIONS if c != "cayley" and (tasks[0], c) in res]
     claims: dict[str, Any] = {}
-    orthogonal = [res[(t, "orthogonal")].measured for t in tasks if (t, "orthogonal") in res]
+    orthogonal = {t: res[(t, "orthogonal")].measured for t in tasks if (t, "orthogonal") in res}
     if orthogonal:
-        claims["schur_rnn.neuro_tasks_learned"] = sum(task_learned(p["fvu"][0]) for p in orthogonal)
+        claims["schur_rnn.neuro_tasks_learned"] = sum(task_learned(p["fvu"][0]) for p in orthogonal.values())
+    for task, profile in orthogonal.items():
+        claims[f"schur_rnn.neuro_fvu_{task}"] = float(np.median(profile["fvu"][0]))
     cayley = [u.measured["delta_fvu"] for (_, c), u in res.items() if c == "cayley"]
     if cayley:
         claims["schur_rnn.neuro_cayley_max_dfvu"] = max(largest_change(d) for d in cayley)

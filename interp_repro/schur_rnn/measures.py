@@ -351,6 +351,15 @@ def sensitivity(delta: float | np.ndarray, mass: float | np.ndarray) -> float | 
     return float(out) if out.ndim == 0 else out
 
 
+def target_variance(task: str, *, seed: int, batch: int) -> float:
+    """The mean over output channels of the target's variance on the masked steps of one batch from
+    ``seed``: the denominator that turns a masked MSE (``train.masked_mse``) into an FVU (ours; FVU
+    = MSE / this, :func:`fvu`'s E||y - y_bar||^2 per channel)."""
+    check_positive_int("batch", batch)
+    _, targets, mask = _held_out(task, batch, seed)
+    return float(targets[mask.bool()].double().var(dim=0, unbiased=False).mean())
+
+
 def _held_out(task: str, batch: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return make_batch(task, batch, torch_generator(seed))
 

@@ -42,6 +42,27 @@ def learning_curves(units: dict[str, Unit], title: str = ""):
     return fig
 
 
+def fvu_curves(units: dict[str, Unit], variance: dict[str, float], paper: dict[str, float],
+               window: int = 200):
+    """Training FVU against step for each task's unit (training MSE over ``measures.target_variance``;
+    each step's batch is fresh, so this is a held-out estimate), averaged over ``window`` steps: seed
+    median as a line, the seed range shaded, the paper's full-model FVU dashed."""
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for i, (task, unit) in enumerate(units.items()):
+        curve = unit.trained["curve"] / variance[task]
+        n = len(curve) // window * window
+        smooth = curve[:n].reshape(-1, window, curve.shape[1]).mean(axis=1)
+        steps = np.arange(1, len(smooth) + 1) * window
+        ax.plot(steps, np.median(smooth, axis=1), color=f"C{i}", lw=1, label=task)
+        ax.fill_between(steps, smooth.min(axis=1), smooth.max(axis=1), color=f"C{i}", alpha=0.2, lw=0)
+        if task in paper:
+            ax.axhline(paper[task], color=f"C{i}", ls="--", lw=0.8)
+    ax.set(xlabel="training step", ylabel=f"FVU (mean over {window} steps)", yscale="log")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def eigenvalues(units: dict[str, Unit], alpha: float, instance: int = 0):
     """Eigenvalues of one seed's W_hh per unit in the complex plane, R (|lambda| >= alpha rho) in
     colour and C in grey, with the circles |lambda| = rho and alpha rho."""

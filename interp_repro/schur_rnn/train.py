@@ -63,6 +63,26 @@ the paper's. The paper's profile is one trained solution's, and depends on how i
 """
 
 
+NEURO_RECIPE = {"steps": 10_000, "batch": 64, "lr": 1e-3, "clip": 1.0, "schedule": "cosine", "warmup": 100}
+"""Neuroscience-task settings for :func:`train`: the paper's Adam lr 1e-3 and batch 64 (Draeger 2026,
+§4); the cosine schedule, the clipping and the 10,000 steps are ours.
+
+The paper trains "30 epochs" of a data set whose size is not available; our batches are fresh, so we
+train until the held-out FVU stops improving. Measured (ours: dense orthogonal N_h = 64, seeds
+stacked, held-out FVU of every seed at the end; the paper's 0.0036 for sine, 0.0048 flip-flop):
+
+- sine, constant lr 1e-3, 20,000 steps (8 seeds): 0.0065 to 0.029; the FVU jumps up and down by a
+  factor of 3 between checkpoints from 10,000 steps on, so a constant rate does not settle.
+- sine, cosine over 20,000 steps (8 seeds): 0.0005 to 0.0015.
+- sine, cosine over 10,000 steps (this recipe, 8 seeds): 0.0023 to 0.0038; flip-flop (4 seeds):
+  0.0016 to 0.0029.
+- the recipe before (cosine from lr 3e-3, 3,000 steps, batch 64, 4 seeds): sine 0.07 to 0.56.
+
+10,000 steps reach the paper's levels at half the cost of 20,000, which go lower still (``paper``
+scale trains them).
+"""
+
+
 @dataclass
 class TrainResult:
     """Trained weights (numpy, leading instance dimension K), learning curve and held-out scores."""
