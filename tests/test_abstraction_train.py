@@ -419,3 +419,13 @@ def test_anti_abstraction_claim_is_the_lowest_seed_mean_not_the_lowest_seed():
     assert levels["anti_abstraction_concept_dominant_min"] == pytest.approx(-0.4)  # nu_x <= 1 only
     res["nu_xs"] = np.array([2.0, 4.0])  # no input in the paper's regime
     assert "anti_abstraction_concept_dominant_min" not in anti_abstraction_levels(res)
+
+
+def test_gemmas_probe_level_is_the_registrys():
+    """experiments.PAPER_PROBE draws the sweep's figure and picks its paper-like setting; the
+    registry states the same number for the chapter's text."""
+    from interp_repro.abstraction.experiments import PAPER_PROBE
+    from interp_repro.reproduction.claims import load_not_reproduced
+
+    (entry,) = [e for e in load_not_reproduced() if e.id == "abstraction.gelu_probe_intact"]
+    assert float(entry.paper) == PAPER_PROBE
