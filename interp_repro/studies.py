@@ -34,13 +34,21 @@ def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | No
     """Train and analyse (or find cached) everything the chapters of ``studies`` read at ``scale``,
     in one pool of ``workers`` processes or on Dask (``core.parallel.run_jobs``), the longest
     study's jobs first. Returns per study its number of jobs, how many of them computed something
-    (0: everything was cached) and the seconds they took, summed over its jobs (on one worker each)."""
+    (0: everything was cached), the seconds they took, summed over its jobs (on one worker each), and
+    ``by_function``: those seconds per job function (the experiment), largest first."""
     chosen = _check(studies)
     todo = {study: jobs(scale, study) for study in chosen}
     seconds = iter(run_jobs([job for study in chosen for job in todo[study]],
                             desc=f"{', '.join(chosen)} at scale {scale}", workers=workers, dask=dask))
     out = {}
     for study in chosen:
-        took = [s for s in (next(seconds) for _ in todo[study]) if s is not None]
-        out[study] = {"seconds": round(sum(took), 1), "jobs": len(todo[study]), "computed": len(took)}
+        took = [(job, s) for job, s in ((job, next(seconds)) for job in todo[study]) if s is not None]
+        by_function: dict[str, float] = {}
+        for job, s in took:
+            name = job.fn.__name__.lstrip("_")
+            by_function[name] = by_function.get(name, 0.0) + s
+        out[study] = {"seconds": round(sum(s for _, s in took), 1), "jobs": len(todo[study]),
+                      "computed": len(took),
+                      "by_function": {name: round(s, 1) for name, s in
+                                      sorted(by_function.items(), key=lambda item: -item[1])}}
     return out

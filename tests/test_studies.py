@@ -27,8 +27,9 @@ def test_fill_cache_reports_each_study_and_computes_nothing_twice(tmp_path, monk
     first = fill_cache("ci", ("abstraction",), workers=1)
     assert list(first) == ["abstraction"] and first["abstraction"]["jobs"] == 1
     assert first["abstraction"]["computed"] == 1 and first["abstraction"]["seconds"] > 0
+    assert first["abstraction"]["by_function"] == {"run_linear": first["abstraction"]["seconds"]}
     again = fill_cache("ci", ("abstraction",), workers=1)["abstraction"]
-    assert again == {"seconds": 0, "jobs": 1, "computed": 0}
+    assert again == {"seconds": 0, "jobs": 1, "computed": 0, "by_function": {}}
 
 
 def test_run_takes_all_or_a_study():
