@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from interp_repro.benchmarks import comparison, write_result
+from interp_repro.benchmarks import comparison, matmul_flops, write_result
 from interp_repro.core import select_device, torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.experiments import ARCHITECTURES, STACK
@@ -159,15 +159,6 @@ def paper_projection(device: str, cores: int) -> dict:
         out[name] = {"seconds_per_network_step": step, "projected_s": seconds}
         total += seconds
     return out | {"projected_s": total, "projected_h": total / 3600}
-
-
-def matmul_flops(n: int = 1024, repeats: int = 20) -> float:
-    x, w = torch.randn(n, n), torch.randn(n, n)
-    x @ w
-    start = time.perf_counter()
-    for _ in range(repeats):
-        x @ w
-    return 2 * n ** 3 * repeats / (time.perf_counter() - start)
 
 
 def step_flops(n_train: int) -> float:

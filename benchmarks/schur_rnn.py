@@ -11,6 +11,9 @@
    against a hand-written backward (one batched step per time step, the gradient of W_hh as one
    matrix product over all steps), on the copy task's full 128-step replay; the gradients agree to
    float32 rounding.
+6. The same BPTT step for K stacked seeds against one seed K times (the 128-step replay), and the
+   share of this machine's one-thread matmul FLOP/s each reaches: stacking can gain at most the
+   inverse of one seed's share.
 
 Usage: ``python benchmarks/schur_rnn.py [--steps N] [--seeds K] [--out FILE]``.
 """
@@ -24,7 +27,7 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from interp_repro.benchmarks import comparison, write_result
+from interp_repro.benchmarks import comparison, matmul_flops, write_result
 from interp_repro.core import cpu_threads, numpy_rng
 from interp_repro.schur_rnn.measures import ordered_real_schur
 from interp_repro.schur_rnn.model import rollout
@@ -81,19 +84,38 @@ def bptt_seconds(forward, params, inputs, targets, repeats: int = 5) -> tuple[fl
     return best, [param.grad.clone() for param in params]
 
 
-def bptt_comparison(seeds: int) -> tuple[float, float, float]:
-    """Autograd and hand-written seconds per step, and the largest relative gradient difference."""
+N_H, N_IO, T_COPY = 72, 8, COPY_SYMBOLS + COPY_REPLAY
+"""The benchmarked network: hidden size, input and output size, time steps of the full replay."""
+
+
+def bptt_problem(seeds: int) -> tuple[list[torch.Tensor], torch.Tensor, torch.Tensor]:
+    """Weights of ``seeds`` stacked networks, inputs and targets of one copy-task batch (seeded)."""
     generator = torch.Generator().manual_seed(0)
-    n, T, B = 72, COPY_SYMBOLS + COPY_REPLAY, COPY_RECIPE["batch"]
+    n, B = N_H, COPY_RECIPE["batch"]
     params = [(torch.randn(seeds, *shape, generator=generator) * scale).requires_grad_()
-              for shape, scale in (((n, 8), 0.1), ((n, n), 0.12), ((8, n), 0.1))]
-    inputs = torch.randn(T, B, 8, generator=generator)
-    targets = torch.randn(seeds, T, B, 8, generator=generator)
+              for shape, scale in (((n, N_IO), 0.1), ((n, n), 0.12), ((N_IO, n), 0.1))]
+    inputs = torch.randn(T_COPY, B, N_IO, generator=generator)
+    return params, inputs, torch.randn(seeds, T_COPY, B, N_IO, generator=generator)
+
+
+def bptt_flops(seeds: int) -> float:
+    """Matmul FLOPs of one BPTT step of ``seeds`` stacked networks: the input drive, recurrence and
+    readout products of the forward pass over every time step, times 3 with the backward."""
+    return 3 * 2 * seeds * T_COPY * COPY_RECIPE["batch"] * (N_H * N_H + 2 * N_H * N_IO)
+
+
+def bptt_comparison(seeds: int) -> dict[str, float]:
+    """On one thread: autograd and hand-written seconds per step for ``seeds`` stacked networks, the
+    largest relative gradient difference, autograd seconds for one network, and the matmul FLOP/s."""
+    params, inputs, targets = bptt_problem(seeds)
+    one = bptt_problem(1)
     with cpu_threads(1):
         ours, grads = bptt_seconds(rollout, params, inputs, targets)
         hand, hand_grads = bptt_seconds(hand_written_rollout, params, inputs, targets)
+        single, _ = bptt_seconds(rollout, *one)
+        peak = matmul_flops()
     diff = max(float((a - b).abs().max() / a.abs().max()) for a, b in zip(grads, hand_grads, strict=True))
-    return ours, hand, diff
+    return {"autograd": ours, "hand": hand, "grad_diff": diff, "one_seed": single, "peak": peak}
 
 
 def timed(fn) -> float:
@@ -124,7 +146,8 @@ def main() -> None:
     t_sequential = timed(lambda: [copy_run(1, args.steps, seed=s) for s in range(args.seeds)])
     t_two_threads = timed(lambda: copy_run(args.seeds, args.steps, threads=2))
 
-    t_autograd, t_hand, grad_diff = bptt_comparison(args.seeds)
+    bptt = bptt_comparison(args.seeds)
+    t_autograd, t_hand, t_single = bptt["autograd"], bptt["hand"], bptt["one_seed"]
 
     rng = numpy_rng(0)
     mats = [rng.normal(0, 1.2 / np.sqrt(72), (72, 72)) for _ in range(30)]
@@ -149,11 +172,22 @@ def main() -> None:
         "bptt": {"setting": f"K = {args.seeds} seeds, N_h = 72, 128-step replay, "
                             f"batch {COPY_RECIPE['batch']}",
                  "seconds_per_step_autograd": t_autograd, "seconds_per_step_hand_written": t_hand,
-                 "largest_relative_gradient_difference": grad_diff},
+                 "largest_relative_gradient_difference": bptt["grad_diff"]},
+        "bptt_stacking": {"setting": f"autograd, N_h = {N_H}, 128-step replay, batch {COPY_RECIPE['batch']}, "
+                                     "one thread",
+                          "seconds_per_step_one_seed": t_single,
+                          f"seconds_per_step_{args.seeds}_seeds_stacked": t_autograd,
+                          "stacked_speedup_per_seed": args.seeds * t_single / t_autograd,
+                          "matmul_gflops_one_thread": bptt["peak"] / 1e9,
+                          "share_of_matmul_one_seed": bptt_flops(1) / t_single / bptt["peak"],
+                          "share_of_matmul_stacked": bptt_flops(args.seeds) / t_autograd / bptt["peak"],
+                          "most_stacking_could_gain": t_single * bptt["peak"] / bptt_flops(1)},
         "comparisons": [
             comparison("batched vs one seed after another", t_batched, t_sequential, f"{args.seeds} seeds"),
             comparison("1 vs 2 torch threads (batched)", t_batched, t_two_threads, f"{args.seeds} seeds"),
             comparison("BPTT: autograd vs hand-written backward", t_autograd, t_hand,
+                       f"{args.seeds} seeds, 128-step replay"),
+            comparison("BPTT step: stacked vs one seed after another", t_autograd, args.seeds * t_single,
                        f"{args.seeds} seeds, 128-step replay"),
             comparison("ordered vs scipy's unordered real Schur", float(np.median(ordered)),
                        float(np.median(plain)), "72 x 72"),

@@ -29,6 +29,19 @@ def comparison(what: str, ours_s: float, baseline_s: float, setting: str) -> dic
             "speedup": float(baseline_s / ours_s)}
 
 
+def matmul_flops(n: int = 1024, repeats: int = 20) -> float:
+    """Float32 FLOP/s of an ``n`` x ``n`` matrix product at torch's current thread count: the
+    machine's own ceiling, against which a training step's FLOP/s are read."""
+    import torch
+
+    x, w = torch.randn(n, n), torch.randn(n, n)
+    x @ w
+    start = time.perf_counter()
+    for _ in range(repeats):
+        x @ w
+    return 2 * n ** 3 * repeats / (time.perf_counter() - start)
+
+
 def cpu_model() -> str:
     """The CPU's model name, from /proc/cpuinfo where there is one, else what ``platform`` says."""
     try:
