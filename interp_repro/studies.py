@@ -42,7 +42,7 @@ def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | No
                             desc=f"{', '.join(chosen)} at scale {scale}", workers=workers, dask=dask))
     out = {}
     for study in chosen:
-        took = [(job, s) for job, s in ((job, next(seconds)) for job in todo[study]) if s is not None]
+        took = [(job, s) for job in todo[study] if (s := next(seconds)) is not None]
         by_function: dict[str, float] = {}
         for job, s in took:
             name = job.fn.__name__.lstrip("_")
