@@ -1,13 +1,18 @@
 """Reference solutions to the abstraction exercises (Yang, Saxe, Latham 2026, dynamics of abstraction).
 
 Each function answers one exercise of ``book/abstraction/exercises.md``; every computation goes through
-:mod:`interp_repro.abstraction`.
+:mod:`interp_repro.abstraction`. The ``check_*`` functions test a student's own code for the coding
+exercises against the library's reference (``measures.abstraction_score``, ``measures.kernel_abstraction``),
+saying what is wrong without giving the answer.
 """
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from interp_repro.abstraction.data import check_nu, two_factor_data
+from interp_repro.abstraction import measures
+from interp_repro.abstraction.data import CLASSES, check_nu, two_factor_data
 from interp_repro.abstraction.measures import (
     abstraction_score,
     alpha_trajectory,
@@ -15,10 +20,12 @@ from interp_repro.abstraction.measures import (
     attenuation_violations,
     erf_kernel,
     gelu_kernel,
+    kernel_from_spectrum,
     leaky_relu_kernel,
     terminal_abstraction,
 )
 from interp_repro.core import check_nonnegative, check_positive, check_positive_int
+from interp_repro.exercises.checking import attempt, close, number, passed, require
 
 # --- 1. within-class noise and the measured abstraction score -------------------------------------
 
@@ -105,3 +112,64 @@ def attenuation_table(slopes=(0.0, 0.1, 0.3, 0.6, 1.0), *, n_kernels: int = 2000
         rows.append({"activation": name, "violations": attenuation_violations(after, before),
                      "median ratio": float(np.median(ratio)), "smallest ratio": float(ratio.min())})
     return pd.DataFrame(rows)
+
+
+# --- coding exercises: the student's functions, checked ---------------------------------------------
+
+def _coded(labels: np.ndarray, shape_vector: np.ndarray, context_vector: np.ndarray,
+           interaction: np.ndarray) -> np.ndarray:
+    """Representations s u + c v + s c w of samples with (s, c) ``labels``."""
+    s, c = labels[:, :1], labels[:, 1:]
+    return s * shape_vector + c * context_vector + s * c * interaction
+
+
+def check_abstraction_score(abstraction_score: Callable) -> None:
+    """Check ``abstraction_score(Z, labels)``: the shape score of class means (Yang, Saxe, Latham 2026)
+    of representations Z (N, d) with (s, c) labels (N, 2) in {+1, -1}, as ``measures.abstraction_score``."""
+    name = "abstraction_score"
+    rng = np.random.default_rng(2)
+    labels = np.array(CLASSES * 3 + CLASSES[:2])  # unequal class sizes: 4, 4, 3, 3 samples
+    u, v, w = np.eye(5)[:3]
+    Z = _coded(labels, u, v, 0.5 * w) + 0.3 * rng.standard_normal((len(labels), 5))
+    score = number(attempt(abstraction_score, name, Z, labels), name)
+    abstract = number(attempt(abstraction_score, name, _coded(labels, u, v, 0 * w), labels), name)
+    require(close(abstract, 1.0), "shape coded by the same vector in both contexts (Z = s u + c v) must "
+            "score 1")
+    partly = _coded(labels, 2 * u, v, w)
+    mixed = number(attempt(abstraction_score, name, partly, labels), name)
+    require(close(mixed, float(measures.abstraction_score(partly, labels))),
+            f"on Z = 2 s u + c v + s c w your score {mixed:.3g} is wrong: each of the two vectors contrasts "
+            "the two shapes (s = +1 against s = -1) within one context")
+    flipped = number(attempt(abstraction_score, name, _coded(labels, 0 * u, v, u), labels), name)
+    require(close(flipped, -1.0), "shape coded by opposite vectors in the two contexts (Z = c v + s c u) "
+            "must score -1")
+    scaled = number(attempt(abstraction_score, name, 3.0 * Z + 1.0, labels), name)
+    require(close(scaled, score), "scaling Z by 3 and shifting it changed the score: it is a cosine")
+    require(close(score, float(measures.abstraction_score(Z, labels))),
+            f"on noisy data with 3 or 4 samples per class your score {score:.6g} is wrong (average each "
+            "class first, then take differences of the class means)")
+    passed(name, 6)
+
+
+def check_kernel_abstraction(kernel_abstraction: Callable) -> None:
+    """Check ``kernel_abstraction(K)``: the shape score from a 4 x 4 class kernel K_ab = <z_a, z_b> alone
+    (classes in ``CLASSES`` order), as ``measures.kernel_abstraction``."""
+    name = "kernel_abstraction"
+    rng = np.random.default_rng(4)
+    M = rng.standard_normal((4, 6))
+    K = M @ M.T
+    score = number(attempt(kernel_abstraction, name, K), name)
+    shifted = M + rng.standard_normal(6)
+    moved = number(attempt(kernel_abstraction, name, shifted @ shifted.T), name)
+    require(close(moved, score), "adding the same vector to every class mean changed the score: write "
+            "<d1, d2> and |d|^2 with every cross term of K")
+    require(close(number(attempt(kernel_abstraction, name, 4.0 * K), name), score),
+            "multiplying K by 4 changed the score: it is a cosine")
+    nu = 0.5
+    two_factor = number(attempt(kernel_abstraction, name, kernel_from_spectrum([1.0, 1.0, 1.0, nu])), name)
+    require(close(two_factor, (1 - nu) / (1 + nu)), "a two-factor kernel with lambda_SC / lambda_S = nu = "
+            "0.5 must score (1 - nu) / (1 + nu)")
+    require(close(score, float(measures.kernel_abstraction(K))),
+            f"for K = M M^T of 4 random class means your score {score:.6g} is not the cosine of M's shape "
+            "vectors (mind which classes each vector contrasts)")
+    passed(name, 4)

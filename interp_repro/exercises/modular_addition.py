@@ -1,8 +1,12 @@
 """Reference solutions to the modular-addition exercises (Moisescu-Pareja et al. 2025 on Zhong et al. 2023).
 
 Each function answers one exercise of ``book/modular_addition/exercises.md``; every measurement goes
-through :mod:`interp_repro.modular_addition.measures` and :mod:`interp_repro.topology`.
+through :mod:`interp_repro.modular_addition.measures` and :mod:`interp_repro.topology`. The ``check_*``
+functions test a student's own code for the coding exercises against the library's reference
+(``measures.distance_irrelevance``, ``measures.linear_cka``), saying what is wrong without giving the answer.
 """
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -16,6 +20,7 @@ from interp_repro.core import (
     pca_projection,
     pca_variance,
 )
+from interp_repro.exercises.checking import attempt, close, number, passed, require
 from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import ARCHITECTURES
@@ -144,3 +149,55 @@ def architecture_phases(p: int = 23, *, steps: int = 1500, d_model: int = 64, d_
             "torus distance": measures.torus_distance(measures.phase_alignment(pre), p),
             "test accuracy": float(res.test_acc[-1, 0])}))
     return pd.concat(frames, ignore_index=True)
+
+
+# --- coding exercises: the student's functions, checked ---------------------------------------------
+
+def check_distance_irrelevance(distance_irrelevance: Callable) -> None:
+    """Check ``distance_irrelevance(table)`` on (p, p) tables of correct logits L[a, b]: Zhong et al.'s q,
+    as ``measures.distance_irrelevance``."""
+    name = "distance_irrelevance"
+    p = 7
+    a = np.arange(p)
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal((p, p))
+    q = number(attempt(distance_irrelevance, name, table), name)
+    rescaled = number(attempt(distance_irrelevance, name, 3.0 * table + 5.0), name)
+    require(close(rescaled, q), "multiplying the table by 3 and adding 5 changed q: divide by the spread "
+            "of the whole table")
+    pizza = np.cos(2 * np.pi * ((a[:, None] - a[None, :]) % p) / p)
+    q_pizza = number(attempt(distance_irrelevance, name, pizza), name)
+    require(close(q_pizza, 0.0), f"a table that depends on (a - b) mod p only must give q = 0, yours gives "
+            f"{q_pizza:.3g}: take the spread over the pairs that share a difference")
+    clock = rng.standard_normal(p)[(a[:, None] + a[None, :]) % p]
+    q_clock = number(attempt(distance_irrelevance, name, clock), name)
+    require(close(q_clock, 1.0), f"a table that depends on (a + b) mod p only must give q = 1 (p odd), yours "
+            f"gives {q_clock:.3g} (population standard deviations, ddof = 0)")
+    require(close(q, measures.distance_irrelevance(table)),
+            f"on a random 7 x 7 table your q = {q:.6g} is wrong (population standard deviations, ddof = 0; "
+            "the average is over the p differences)")
+    passed(name, 5)
+
+
+def check_linear_cka(linear_cka: Callable) -> None:
+    """Check ``linear_cka(X, Y)`` on representations X (n, d1), Y (n, d2) of the same n inputs: linear
+    CKA (Kornblith et al. 2019), as ``measures.linear_cka``."""
+    name = "linear_cka"
+    rng = np.random.default_rng(5)
+    X, Y = rng.standard_normal((20, 3)), rng.standard_normal((20, 4))
+    Y[:, :3] += X  # related, but not one a rotation of the other
+    cka = number(attempt(linear_cka, name, X, Y), name)
+    require(close(number(attempt(linear_cka, name, X, X), name), 1.0), "CKA of X with itself must be 1")
+    require(close(number(attempt(linear_cka, name, Y, X), name), cka), "CKA(Y, X) differs from CKA(X, Y): "
+            "it is symmetric")
+    shifted = number(attempt(linear_cka, name, X + 4.0, Y), name)
+    require(close(shifted, cka), "adding a constant to every row of X changed CKA: centre each column first")
+    scaled = number(attempt(linear_cka, name, 3.0 * X, Y), name)
+    require(close(scaled, cka), "multiplying X by 3 changed CKA: normalise by the size of each "
+            "representation's own Gram (or cross-covariance) term")
+    rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    rotated = number(attempt(linear_cka, name, X @ rotation, Y), name)
+    require(close(rotated, cka), "rotating X (an orthogonal transform) changed CKA: it must not")
+    require(close(cka, measures.linear_cka(X, Y)),
+            f"on random 20-input representations your CKA = {cka:.6g} is wrong (check the squares and norms)")
+    passed(name, 6)

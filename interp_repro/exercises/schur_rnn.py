@@ -1,8 +1,12 @@
 """Reference solutions to the Schur-RNN exercises (Draeger 2026, ordered real Schur coordinates).
 
 Each function answers one exercise of ``book/schur_rnn/exercises.md``; every computation goes through
-:mod:`interp_repro.schur_rnn` (its ``measures`` for the maths).
+:mod:`interp_repro.schur_rnn` (its ``measures`` for the maths). The ``check_*`` functions test a
+student's own code for the coding exercises against the library's reference (``measures.split_indices``,
+``measures.ablate_T``), saying what is wrong without giving the answer.
 """
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -15,13 +19,16 @@ from interp_repro.core import (
     cpu_threads,
     torch_generator,
 )
+from interp_repro.exercises.checking import array, attempt, close, passed, require
 from interp_repro.schur_rnn.measures import (
     SUBSETS,
     ablate,
+    ablate_T,
     ablated_matrices,
     ordered_real_schur,
     replay_accuracy,
     schur_blocks,
+    split_indices,
     subset_index,
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, RecurrentNet, rollout
@@ -137,3 +144,79 @@ def small_copy_profile(n_symbols: int = 4, dim: int = 4, n_hidden: int = 24, *,
                           "accuracy (min)": accuracy.min(1), "Schur mass removed": mass.mean(1)})
     table.attrs["trained accuracy"] = res.accuracy  # what train() measured on the same sequences
     return table
+
+
+# --- coding exercises: the student's functions, checked ---------------------------------------------
+
+def _ordered_schur_form(diagonal: list[np.ndarray], seed: int) -> np.ndarray:
+    """A real Schur form T with the given diagonal blocks (1x1 or 2x2, in LAPACK's standard form: equal
+    diagonal entries, off-diagonal entries of opposite signs), top to bottom, and random coupling N."""
+    n = sum(len(block) for block in diagonal)
+    T = np.triu(np.random.default_rng(seed).standard_normal((n, n)) * 0.5, 1)
+    start = 0
+    for block in diagonal:
+        size = len(block)
+        T[start:start + size, start:start + size] = block
+        start += size
+    return T
+
+
+def _rotation(modulus: float, angle: float) -> np.ndarray:
+    return modulus * np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+
+
+_PAIR_FIRST = [_rotation(1.0, 1.0), np.array([[0.95]]), np.array([[0.5]]), np.array([[-0.2]])]
+_NEGATIVE = [np.array([[1.0]]), np.array([[-0.92]]), np.array([[0.6]]), _rotation(0.3, 2.0)]
+
+
+def _moduli_text(diagonal: list[np.ndarray]) -> str:
+    return ", ".join(f"{np.sqrt(abs(np.linalg.det(block))):.3g}" + (" (2x2)" if len(block) == 2 else "")
+                     for block in diagonal)
+
+
+def check_split_index(split_index: Callable) -> None:
+    """Check ``split_index(T, alpha)``: for an ordered real Schur form T, the number r of leading rows
+    in R (the blocks with |lambda| >= alpha rho(W); Draeger 2026, §3), as ``measures.split_indices``."""
+    name = "split_index"
+    for diagonal, alpha, seed in ((_PAIR_FIRST, 0.9, 0), (_NEGATIVE, 0.9, 1), (_PAIR_FIRST, 0.45, 2),
+                                  (_NEGATIVE, 1.0, 3)):
+        T = _ordered_schur_form(diagonal, seed)
+        r = attempt(split_index, name, T, alpha)
+        require(isinstance(r, int | np.integer) and not isinstance(r, bool) and 0 <= r <= len(T),
+                f"{name} must return a whole number of rows between 0 and {len(T)}, got {r!r}")
+        starts = [start for start, _ in schur_blocks(T)]
+        require(r in starts + [len(T)], f"r = {r} cuts a 2x2 block in two: a complex pair's two rows are "
+                "both in R or both in C")
+        require(r == split_indices(T, alpha), f"for blocks of |lambda| {_moduli_text(diagonal)} and alpha = "
+                f"{alpha} your r = {r} is wrong (r counts rows: a 2x2 block gives two; |lambda| of a 2x2 "
+                "block is not a diagonal entry)")
+    passed(name, 12)
+
+
+_PART_NAMES = {"RR": "N_RR, the coupling among the R rows and columns",
+               "CR": "T_C→R, the rows of R (the first r) in the columns of C",
+               "CC": "N_CC, the coupling among the C rows and columns"}
+
+
+def check_ablate_coupling(ablate_coupling: Callable) -> None:
+    """Check ``ablate_coupling(T, r, parts)``: T with the chosen parts of its coupling N zeroed ("RR",
+    "CR", "CC"; Draeger 2026, §3), as ``measures.ablate_T``."""
+    name = "ablate_coupling"
+    T = _ordered_schur_form(_PAIR_FIRST, 0)
+    r = split_indices(T, 0.9)
+    blocks = np.zeros_like(T, dtype=bool)
+    for start, size in schur_blocks(T):
+        blocks[start:start + size, start:start + size] = True
+    checks = 0
+    for parts in ((), ("RR",), ("CR",), ("CC",), ("RR", "CR", "CC")):
+        given = T.copy()
+        out = array(attempt(ablate_coupling, name, given, r, set(parts)), name, T.shape, "a matrix like T")
+        require(close(given, T), f"{name} changed the T it was given: work on a copy")
+        require(close(out[blocks], T[blocks]) and close(np.tril(out, -1), np.tril(T, -1)),
+                f"removing {set(parts) or '{}'} changed a diagonal block of T: an ablation removes coupling "
+                "only, so the spectrum stays")
+        wrong = f" (that part is {_PART_NAMES[parts[0]]})" if len(parts) == 1 else ""
+        require(close(out, ablate_T(T, r, parts)),
+                f"removing {set(parts) or '{}'} gave the wrong matrix{wrong}")
+        checks += 3
+    passed(name, checks)

@@ -1,8 +1,12 @@
 """Reference solutions to the superposition exercises (Elhage et al. 2022, toy models of superposition).
 
 Each function answers one exercise of ``book/superposition/exercises.md``; every measurement is one of
-:mod:`interp_repro.superposition.measures`.
+:mod:`interp_repro.superposition.measures`. The ``check_*`` functions test a student's own code for the
+coding exercises against the library's reference (``train.instance_loss``,
+``measures.feature_dimensionality``), saying what is wrong without giving the answer.
 """
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -16,10 +20,11 @@ from interp_repro.core import (
     check_real_array,
     torch_generator,
 )
+from interp_repro.exercises.checking import array, attempt, close, number, passed, require
 from interp_repro.superposition import measures
 from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.model import ToyModel
-from interp_repro.superposition.train import evaluate, train_best
+from interp_repro.superposition.train import evaluate, instance_loss, train_best
 
 
 def _check_importance(values) -> np.ndarray:
@@ -173,3 +178,76 @@ def linear_vs_optimum(n_features: int = 20, n_hidden: int = 5, importance_decay:
     best = linear_optimum(n_features, n_hidden, importance, 1 - sparsity)
     return pd.DataFrame({"sparsity": sparsity, "trained loss": res["loss"], "optimum": best,
                          "trained / optimum": res["loss"] / best})
+
+
+# --- coding exercises: the student's functions, checked ---------------------------------------------
+
+class _Reconstruction:
+    """A stand-in for a model whose output is fixed, so ``train.instance_loss`` scores ``x_hat``."""
+
+    def __init__(self, x_hat: np.ndarray):
+        self.x_hat = torch.tensor(x_hat[None], dtype=torch.float64)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return self.x_hat
+
+    def target(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+
+def _reference_loss(x: np.ndarray, x_hat: np.ndarray, importance: np.ndarray) -> float:
+    return float(instance_loss(_Reconstruction(x_hat), torch.tensor(x[None]), torch.tensor(importance))[0])
+
+
+def check_weighted_loss(weighted_loss: Callable) -> None:
+    """Check ``weighted_loss(x, x_hat, importance)``: the toy models' loss, the mean over a batch
+    (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as ``train.instance_loss``."""
+    name = "weighted_loss"
+    rng = np.random.default_rng(7)
+    x, x_hat = rng.random((6, 4)), rng.random((6, 4))
+    importance = 0.7 ** np.arange(4)
+    loss = number(attempt(weighted_loss, name, x, x_hat, importance), name)
+    require(close(number(attempt(weighted_loss, name, x, x.copy(), importance), name), 0.0),
+            "a perfect reconstruction (x_hat equal to x) must have loss 0")
+    off_last = x.copy()
+    off_last[:, -1] += 1.0
+    require(close(number(attempt(weighted_loss, name, x, off_last, np.r_[importance[:-1], 0.0]), name), 0.0),
+            "an error on a feature of importance 0 must cost nothing: weight each feature's squared error "
+            "by its importance")
+    doubled = number(attempt(weighted_loss, name, np.tile(x, (2, 1)), np.tile(x_hat, (2, 1)), importance),
+                     name)
+    require(close(doubled, loss), "repeating the batch twice changed the loss: average over the batch "
+            "(the rows), don't sum")
+    extra = number(attempt(weighted_loss, name, np.c_[x, np.ones(6)], np.c_[x_hat, np.ones(6)],
+                           np.r_[importance, 1.0]), name)
+    require(close(extra, loss), "adding a feature with no error changed the loss: sum the weighted errors "
+            "over the features, don't average them")
+    twice = number(attempt(weighted_loss, name, x, x + 2 * (x_hat - x), importance), name)
+    require(close(twice, 4 * loss), "doubling every error must multiply the loss by 4: square the errors")
+    require(close(loss, _reference_loss(x, x_hat, importance)),
+            f"on a batch of 6 inputs with 4 features your loss {loss:.6g} is wrong")
+    passed(name, 6)
+
+
+def check_feature_dimensionality(feature_dimensionality: Callable) -> None:
+    """Check ``feature_dimensionality(W)``: D_i = ||W_i||^2 / sum_j (W_i_hat . W_j)^2 for every column W_i
+    of the (m, n) matrix W (Elhage et al. 2022, §"Geometry"), as ``measures.feature_dimensionality``."""
+    name = "feature_dimensionality"
+    W = np.random.default_rng(3).standard_normal((3, 5))
+    D = array(attempt(feature_dimensionality, name, W), name, (5,), "one value per feature (column of W)")
+    alone = array(attempt(feature_dimensionality, name, np.eye(3)), name, (3,), "one value per column")
+    require(close(alone, 1.0), "three features with a dimension each (W the identity) must each have D_i = 1")
+    pair = array(attempt(feature_dimensionality, name, np.array([[1.0, -1.0]])), name, (2,),
+                 "one value per column")
+    require(close(pair, 0.5), "an antipodal pair in one dimension (W = [[1, -1]]) must have D_i = 1/2 each")
+    scaled = array(attempt(feature_dimensionality, name, 3.0 * W), name, (5,), "one value per column")
+    require(close(scaled, D), "scaling W by 3 changed D_i: D_i does not depend on the scale of W (the "
+            "overlaps use the unit vector W_i_hat)")
+    dead = W.copy()
+    dead[:, 0] = 0.0
+    D_dead = array(attempt(feature_dimensionality, name, dead), name, (5,), "one value per column")
+    require(bool(np.isfinite(D_dead).all()) and close(D_dead[0], 0.0),
+            "a feature the model does not represent (a zero column) must get D_i = 0, not nan or inf")
+    require(close(D, measures.feature_dimensionality(W)),
+            "on a random 3 x 5 matrix W your D_i are wrong (the sum runs over every feature j, i included)")
+    passed(name, 6)
