@@ -195,36 +195,40 @@ class _Reconstruction:
         return x
 
 
-def _reference_loss(x: np.ndarray, x_hat: np.ndarray, importance: np.ndarray) -> float:
-    return float(instance_loss(_Reconstruction(x_hat), torch.tensor(x[None]), torch.tensor(importance))[0])
+def weighted_loss(x, x_hat, importance) -> float:
+    """The reference of the loss exercise: ``train.instance_loss``, the mean over the batch (rows of x and
+    x_hat) of sum_i I_i (x_i - x_hat_i)^2, for a reconstruction ``x_hat`` given as an array."""
+    x, x_hat = check_real_array("x", x, 2), check_real_array("x_hat", x_hat, 2)
+    importance = torch.tensor(check_real_array("importance", importance, 1))
+    return float(instance_loss(_Reconstruction(x_hat), torch.tensor(x[None]), importance)[0])
 
 
-def check_weighted_loss(weighted_loss: Callable) -> None:
-    """Check ``weighted_loss(x, x_hat, importance)``: the toy models' loss, the mean over a batch
-    (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as ``train.instance_loss``."""
+def check_weighted_loss(student: Callable) -> None:
+    """Check a student's ``weighted_loss(x, x_hat, importance)``: the toy models' loss, the mean over a
+    batch (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as :func:`weighted_loss`."""
     name = "weighted_loss"
     rng = np.random.default_rng(7)
     x, x_hat = rng.random((6, 4)), rng.random((6, 4))
     importance = 0.7 ** np.arange(4)
-    loss = number(attempt(weighted_loss, name, x, x_hat, importance), name)
-    require(close(number(attempt(weighted_loss, name, x, x.copy(), importance), name), 0.0),
+    loss = number(attempt(student, name, x, x_hat, importance), name)
+    require(close(number(attempt(student, name, x, x.copy(), importance), name), 0.0),
             "a perfect reconstruction (x_hat equal to x) must have loss 0")
     off_last = x.copy()
     off_last[:, -1] += 1.0
-    require(close(number(attempt(weighted_loss, name, x, off_last, np.r_[importance[:-1], 0.0]), name), 0.0),
+    require(close(number(attempt(student, name, x, off_last, np.r_[importance[:-1], 0.0]), name), 0.0),
             "an error on a feature of importance 0 must cost nothing: weight each feature's squared error "
             "by its importance")
-    doubled = number(attempt(weighted_loss, name, np.tile(x, (2, 1)), np.tile(x_hat, (2, 1)), importance),
+    doubled = number(attempt(student, name, np.tile(x, (2, 1)), np.tile(x_hat, (2, 1)), importance),
                      name)
     require(close(doubled, loss), "repeating the batch twice changed the loss: average over the batch "
             "(the rows), don't sum")
-    extra = number(attempt(weighted_loss, name, np.c_[x, np.ones(6)], np.c_[x_hat, np.ones(6)],
+    extra = number(attempt(student, name, np.c_[x, np.ones(6)], np.c_[x_hat, np.ones(6)],
                            np.r_[importance, 1.0]), name)
     require(close(extra, loss), "adding a feature with no error changed the loss: sum the weighted errors "
             "over the features, don't average them")
-    twice = number(attempt(weighted_loss, name, x, x + 2 * (x_hat - x), importance), name)
+    twice = number(attempt(student, name, x, x + 2 * (x_hat - x), importance), name)
     require(close(twice, 4 * loss), "doubling every error must multiply the loss by 4: square the errors")
-    require(close(loss, _reference_loss(x, x_hat, importance)),
+    require(close(loss, weighted_loss(x, x_hat, importance)),
             f"on a batch of 6 inputs with 4 features your loss {loss:.6g} is wrong")
     passed(name, 6)
 
