@@ -3,22 +3,28 @@ clone's ``notebooks/<study>/<page>.ipynb`` (``book/`` holds only the MyST source
 launch buttons open on Colab or a JupyterHub (``book/_ext/launch_notebooks.py``).
 
 A notebook's first cell installs the library where it is missing, from the pip spec ``launch_buttons:
-install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s); the rest is
-the page as jupytext reads it. ``make notebooks`` (``python -m interp_repro.notebooks [ROOT]``, ROOT the
-clone's root, default the current folder) writes them.
+install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s), and where it
+has just installed it, makes ``ci`` the default scale (minutes, not the book's hour), saying which scale
+the notebook runs at; the rest is the page as jupytext reads it, with each exercise's difficulty and time
+(``interp_repro.exercises.catalogue``) above it. ``make notebooks`` (``python -m interp_repro.notebooks
+[ROOT]``, ROOT the clone's root, default the current folder) writes them.
 """
 
+import re
 import sys
 from pathlib import Path
 
 from interp_repro import STUDIES
+from interp_repro.core.scales import SCALE_ENV
 
 NOTEBOOKS = "notebooks"
 INSTALL = '''\
 # Installs the interp-repro library where it is missing (Colab, a JupyterHub); does nothing where it is
-# installed. The book's _config.yml sets the pip spec (launch_buttons: install:).
+# installed. The book's _config.yml sets the pip spec (launch_buttons: install:). Just installed, the
+# notebook runs at the small ci scale unless you chose one: set SCALE in the parameters cell below.
 import importlib
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -26,7 +32,12 @@ PIP_SPEC = {spec!r}
 if importlib.util.find_spec("interp_repro") is None:
     print(f"installing {{PIP_SPEC}} and its dependencies: this takes a few minutes")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", PIP_SPEC], check=True)
-    importlib.invalidate_caches()'''
+    importlib.invalidate_caches()
+    os.environ.setdefault("{env}", "ci")  # minutes, not the book's hour of training
+print(f"this notebook runs at the {{os.environ.get('{env}') or 'book'}} scale; "
+      "set SCALE in the parameters cell to change it")'''
+EXERCISE = re.compile(r"^`{3,}\{exercise\}[^\n]*\n:label: (\S+)", re.M)
+"""An exercise directive's opening and its label (group 1)."""
 
 
 def pip_spec(root: Path) -> str:
@@ -47,8 +58,14 @@ def notebook(source: Path, spec: str) -> str:
     import jupytext
     from nbformat.v4 import new_code_cell
 
+    from interp_repro.exercises.catalogue import exercise
+
     nb = jupytext.read(source)
-    nb.cells.insert(0, new_code_cell(INSTALL.format(spec=spec)))
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = EXERCISE.sub(lambda m: f"**{exercise(m.group(1)).badge}**\n\n{m.group(0)}",
+                                       cell.source)
+    nb.cells.insert(0, new_code_cell(INSTALL.format(spec=spec, env=SCALE_ENV)))
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"  # fixed ids: the same page gives the same file
     return jupytext.writes(nb, fmt="ipynb") + "\n"

@@ -8,10 +8,6 @@ The one source for the line "★★ · 30 min" a student reads above each exerci
 
 from dataclasses import dataclass
 
-DIFFICULTY = {1: "a guided calculation", 2: "a derivation or an implementation with one idea in it",
-              3: "open-ended: train, measure, interpret"}
-"""What each number of stars means."""
-
 
 @dataclass(frozen=True)
 class Exercise:
