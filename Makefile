@@ -13,7 +13,7 @@ SCALE ?= $(or $(INTERP_REPRO_SCALE),book)
 BOOK_SOURCES := $(shell find book interp_repro -type f \( -name '*.md' -o -name '*.py' \
 	-o -name '*.bib' -o -name '*.toml' \) -not -path '*/__pycache__/*') _config.yml _toc.yml
 
-.PHONY: book test bench lint lock clean notebooks
+.PHONY: book test bench lint lock clean notebooks coursework
 
 LOCK := requirements.lock
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
@@ -66,6 +66,10 @@ lint: $(STAMP)
 # after editing a page or the pip spec in _config.yml (tests/test_student.py checks they are current).
 notebooks: $(STAMP)
 	$(BIN)/python -m interp_repro.notebooks
+
+# The graded release: an nbgrader course folder (sources, student release) from the exercise pages.
+coursework: $(STAMP)
+	$(BIN)/python -m interp_repro.exercises.coursework . _build/coursework
 
 clean:
 	rm -rf _build
