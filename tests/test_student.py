@@ -87,3 +87,50 @@ def test_a_student_runs_a_chapter_from_its_install_cell(tmp_path):
                 if o.claim.id in recorded]
     failed = [o.message() for o in outcomes if o.result not in ("pass", NOT_CHECKED)]
     assert not failed, "claims whose outcome at ci scale is not the expected one:\n" + "\n".join(failed)
+
+
+@pytest.mark.trained
+def test_a_launched_notebook_runs_at_ci_by_default(tmp_path):
+    """As a student launches it: a fresh venv whose packages are this one's (linked, the library left
+    out, nothing downloaded), the first cell's install of this project's wheel, and a run with no
+    parameters: the notebook picks ci and says so."""
+    import site
+
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "interp_repro", source / "interp_repro",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
+    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", source, "-w",
+         tmp_path / "wheel")
+    wheel = next((tmp_path / "wheel").glob("interp_repro-*.whl"))
+    venv, packages = tmp_path / "venv", tmp_path / "packages"
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)  # pip, setuptools: this venv's, linked
+    packages.mkdir()
+    for entry in Path(site.getsitepackages()[0]).iterdir():  # this venv's packages, but not the library
+        if not entry.name.startswith(("interp_repro", "__editable__", "_distutils", "distutils")) \
+                and entry.suffix != ".pth":
+            (packages / entry.name).symlink_to(entry)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "course_packages.pth").write_text(f"{packages}\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("INTERP_REPRO_", "PYTHON", "VIRTUAL_ENV", "JUPYTER"))}
+    env |= {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "INTERP_REPRO_QUIET": "1",
+            "INTERP_REPRO_CACHE": str(tmp_path / "cache"), "PIP_NO_INDEX": "1",
+            "INTERP_REPRO_RECORD": str(tmp_path / "records.json")}
+    work = tmp_path / "work"
+    work.mkdir()
+    launch, out = tmp_path / "launch.ipynb", tmp_path / "out.ipynb"
+    launch.write_text(notebook(STUDENT_PAGE, str(wheel)))
+    _run(python, "-m", "papermill", launch, out, "-k", "python3", "--cwd", work, "--no-progress-bar", env=env,
+         cwd=work)
+    cells = json.loads(out.read_text())["cells"]
+    printed = ["".join("".join(o.get("text", "")) for o in c["outputs"])
+               for c in cells if c["cell_type"] == "code"]
+    assert "installing" in printed[0] and "runs at the ci scale" in printed[0], printed[0]
+    assert any("scale ci" in text for text in printed), printed[:4]
+    installed = subprocess.run([python, "-c", "import interp_repro; print(interp_repro.__file__)"],
+                               capture_output=True, text=True, cwd=work, env=env).stdout
+    assert installed.startswith(str(venv)), installed
