@@ -25,7 +25,7 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
-from interp_repro.modular_addition import measures
+from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
 from interp_repro.modular_addition.train import train
@@ -385,25 +385,136 @@ def run_topology_check(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
                   compute)
 
 
-ZHONG_METRICS = {"grad_sym": "gradient_symmetricity", "dist_irr": "distance_irrelevance"}
-"""Zhong et al.'s two metrics: the claim id's suffix -> the key of ``measures.analyse``."""
+ZHONG_METRICS = {"grad_sym": "gradient_symmetricity", "dist_irr": "distance_irrelevance_top_incorrect"}
+"""Zhong et al.'s two metrics as his sweep table computes them: the claim id's suffix -> the key of
+``measures.analyse`` (distance irrelevance from the top incorrect logit, like for like with his table;
+gradient symmetricity over every triple, where his table's carries the noise of random triples)."""
+
+ZHONG_RATES = {"uniform": 0.0, "learnable": 1.0}
+"""The attention rate of each attention architecture: where in Zhong's sweep its population lies."""
 
 
 def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     """Test accuracy of every network, how well the simple-neuron model fits layer 1 (median over
-    the analysed clusters of their neurons' median R^2) and Zhong's two metrics (medians over seeds)
-    for the two attention architectures that are run."""
+    the analysed clusters of their neurons' median R^2) and Zhong's two metrics as his sweep table
+    computes them (:data:`ZHONG_METRICS`; medians over seeds) for the two attention architectures that
+    are run."""
     units = [u for v in res.values() for u in v]
     out: dict[str, Any] = {
         "modular_addition.min_test_accuracy": float(min(u.trained["test_acc"][-1] for u in units)),
         "modular_addition.simple_neuron_r2": float(np.median(np.concatenate(
             [u.measured["r2"] for u in units]))),
     }
-    for arch in ("uniform", "learnable"):
+    for arch in ZHONG_RATES:
         for suffix, metric in ZHONG_METRICS.items():
             if arch in res:
                 values = [u.measured[metric] for u in res[arch]]
                 out[f"modular_addition.{arch}_{suffix}"] = float(np.median(values))
+    return out
+
+
+def population_comparison(res: dict[str, list[Unit[TrainSpec]]], draws: int = 10_000,
+                          seed: int = 0) -> list[dict[str, Any]]:
+    """Our networks of each attention architecture against Zhong's sweep at its attention rate
+    (``zhong.population``), one row per architecture and metric of :data:`ZHONG_METRICS`: the number of
+    networks on each side, our median, his quartiles, the two-sided Mann-Whitney p-value, and how often
+    the median of that many of his own networks (drawn with replacement, ``draws`` times, seeded) lands
+    in his interquartile range: the test's rate of passing a sample of his population."""
+    rows = []
+    for arch, rate in ZHONG_RATES.items():
+        if arch not in res:
+            continue
+        his_networks = zhong.population(rate)
+        for suffix, metric in ZHONG_METRICS.items():
+            ours = np.array([float(u.measured[metric]) for u in res[arch]])
+            his = his_networks[zhong.POPULATION_METRICS[suffix]].to_numpy()
+            q1, q3 = zhong.interquartile(rate, suffix)
+            rows.append({"architecture": arch, "metric": suffix, "ours (n)": ours.size,
+                         "ours (median)": float(np.median(ours)), "Zhong (n)": his.size,
+                         "Zhong (25%)": q1, "Zhong (median)": float(np.median(his)), "Zhong (75%)": q3,
+                         "Mann-Whitney p": measures.mann_whitney_p(ours, his),
+                         "same-population pass rate": measures.median_in_range_rate(
+                             his, ours.size, (q1, q3), draws=draws, seed=seed)})
+    return rows
+
+
+@dataclass(frozen=True)
+class ZhongSpec:
+    """One of Zhong's shipped networks (``zhong.NETWORKS``): its run id, modulus and attention rate."""
+
+    runid: str
+    p: int
+    rate: float
+
+
+def run_zhong_network(cfg: ModAddConfig, runid: str) -> Unit[ZhongSpec]:
+    """One of Zhong's networks, loaded (``zhong.load``) and analysed as ours are (cached):
+    ``measures.analyse`` with ``cfg``'s cluster and landmark settings, plus the gradient symmetricity
+    over his notebook's 100 triples (``gradient_symmetricity_notebook``) and the share of all p^2
+    pairs it answers right (``accuracy``)."""
+    model = zhong.load(zhong.path(runid))
+
+    def compute() -> Arrays:
+        analysis = measures.analyse(model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks)
+        notebook = measures.gradient_symmetricity(model, zhong.notebook_triples(model.p))[0]
+        accuracy = measures.task_accuracy(measures.tables(model)[1][0])
+        return analysis | {"gradient_symmetricity_notebook": np.array(notebook),
+                           "accuracy": np.array(accuracy)}
+
+    key = {"runid": runid, "min_cluster": cfg.min_cluster, "max_clusters": cfg.max_clusters,
+           "n_landmarks": cfg.n_landmarks}
+    return Unit(ZhongSpec(runid, model.p, model.rate), {}, cached("modular_addition/zhong", key, compute))
+
+
+def run_zhong(cfg: ModAddConfig, workers: int | None = None) -> list[Unit[ZhongSpec]]:
+    """Every shipped network of Zhong's that our model represents (``zhong.NETWORKS``), analysed."""
+    run_jobs(_zhong_jobs(cfg), desc="Zhong's networks", workers=workers)
+    return [run_zhong_network(cfg, runid) for runid in zhong.NETWORKS]
+
+
+def _zhong_jobs(cfg: ModAddConfig) -> list[Job]:
+    return [Job(run_zhong_network, (cfg, runid)) for runid in zhong.NETWORKS]
+
+
+MIN_ACCURACY = 0.99
+"""A network of Zhong's enters the manifold claims when it answers at least this share of all p^2 pairs
+(as every one of ours does: ``min_test_accuracy``); one shipped network (rate 0.033) answers 58%."""
+
+
+def zhong_learned(units: Sequence[Unit[ZhongSpec]]) -> list[Unit[ZhongSpec]]:
+    """Zhong's networks that learned the task (:data:`MIN_ACCURACY` on all pairs)."""
+    return [u for u in units if u.measured["accuracy"] >= MIN_ACCURACY]
+
+
+def zhong_sides(units: Sequence[Unit[ZhongSpec]]) -> dict[str, list[Unit[ZhongSpec]]]:
+    """Zhong's networks that learned the task near each attention architecture's rate (within
+    ``zhong.POPULATION_WIDTH``): architecture -> networks; one between the two (rate 0.80) is in
+    neither."""
+    return {arch: [u for u in zhong_learned(units) if abs(u.spec.rate - rate) <= zhong.POPULATION_WIDTH]
+            for arch, rate in ZHONG_RATES.items()}
+
+
+def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
+    """Our measures on Zhong's own networks: his two metrics on Models A and B by his procedure (his
+    100 triples, the correct logit), and the manifold paper's layer-1 and logit manifolds on his
+    networks that learned the task: near each attention architecture's rate (:func:`zhong_sides`), and
+    all of them for the logit manifolds."""
+    by_id = {u.spec.runid: u for u in units}
+    out: dict[str, Any] = {}
+    for name, runid in (("model_a", zhong.MODEL_A), ("model_b", zhong.MODEL_B)):
+        measured = by_id[runid].measured
+        out[f"modular_addition.zhong_{name}_grad_sym"] = float(measured["gradient_symmetricity_notebook"])
+        out[f"modular_addition.zhong_{name}_dist_irr"] = float(measured["distance_irrelevance"])
+    sides = zhong_sides(units)
+    for arch, nets in sides.items():
+        out[f"modular_addition.zhong_{arch}_disc_fraction"] = measures.disc_fraction(nets)
+    attention = [u for nets in sides.values() for u in nets]
+    out["modular_addition.zhong_cka_disc"] = measures.mean_cka(attention, "disc")
+    out["modular_addition.zhong_disc_pad_on_diagonal"] = min(measures.pad_diagonal_share(nets)
+                                                             for nets in sides.values())
+    learned = zhong_learned(units)
+    out["modular_addition.zhong_logit_circle_fraction"] = measures.betti_fraction(learned, (1, 1),
+                                                                                  key="logit_betti")
     return out
 
 
@@ -439,11 +550,13 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: the training-length runs, then
     one per network (train, analyse), with the manifolds chapter's views; on a GPU, stacks of
-    networks (``_jobs``)."""
-    return _jobs(ModAddConfig.preset(scale), views=True)
+    networks (``_jobs``); then the analysis of each of Zhong's networks."""
+    cfg = ModAddConfig.preset(scale)
+    return _jobs(cfg, views=True) + _zhong_jobs(cfg)
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    res = run_networks(ModAddConfig.preset(scale))
-    return training_claims(res) | manifold_claims(res)
+    cfg = ModAddConfig.preset(scale)
+    res = run_networks(cfg)
+    return training_claims(res) | manifold_claims(res) | zhong_claims(run_zhong(cfg))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.spatial.distance import cdist
+from scipy.stats import mannwhitneyu
 
 from interp_repro.core import (
     Unit,
@@ -29,8 +30,8 @@ from interp_repro.core import (
     check_real_array,
     numpy_rng,
     pca_variance,
-    torch_generator,
 )
+from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.data import all_pairs, check_modulus
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.topology import betti_numbers, bottleneck, persistence
@@ -99,21 +100,38 @@ def tables(model: ModAddNet) -> tuple[np.ndarray, np.ndarray]:
     return pre.reshape(K, p, p, -1).numpy(), logits.reshape(K, p, p, p).numpy()
 
 
-def gradient_symmetricity(model: ModAddNet, n_triples: int = 100, seed: int = 0) -> np.ndarray:
-    """Zhong et al. (2023, §4): the cosine similarity between the gradients of logit c with respect to
-    the embeddings of a and of b, averaged over ``n_triples`` random triples (a, b, c) drawn from
-    ``seed`` (the same triples for every instance). Pizza-like networks score near 1, Clock-like
-    ones near 1/3. Returns (K,)."""
-    check_positive_int("n_triples", n_triples)
-    gen = torch_generator(seed)
-    a, b, c = (torch.randint(0, model.p, (n_triples,), generator=gen) for _ in range(3))
-    K = model.n_instances
+def gradient_cosines(model: ModAddNet) -> np.ndarray:
+    """Zhong et al. (2023, §4): for every triple (a, b, c), the cosine similarity between the gradients
+    of logit c with respect to the token embeddings of a and of b; (K, p, p, p) indexed [instance, a, b,
+    c]. One backward pass per class c over all p^2 pairs. Refuses a model with a non-finite weight."""
+    bad = [name for name, w in model.named_parameters() if not torch.isfinite(w).all()]
+    if bad:
+        raise ValueError(f"the model has non-finite weights in {bad}: gradient symmetricity is undefined")
+    p, K = model.p, model.n_instances
+    a, b, _ = all_pairs(p)
     ea = model.embed(a.expand(K, -1)).detach().requires_grad_(True)
     eb = model.embed(b.expand(K, -1)).detach().requires_grad_(True)
     logits = model.from_embeddings(ea, eb)
-    chosen = logits.gather(-1, c.expand(K, -1).unsqueeze(-1)).sum()
-    ga, gb = torch.autograd.grad(chosen, (ea, eb))
-    return torch.nn.functional.cosine_similarity(ga, gb, dim=-1).mean(-1).detach().numpy()
+    out = torch.empty(K, p * p, p)
+    for c in range(p):
+        ga, gb = torch.autograd.grad(logits[..., c].sum(), (ea, eb), retain_graph=c < p - 1)
+        out[..., c] = torch.nn.functional.cosine_similarity(ga, gb, dim=-1)
+    return out.reshape(K, p, p, p).numpy()
+
+
+def gradient_symmetricity(model: ModAddNet, triples=None) -> np.ndarray:
+    """Gradient symmetricity (Zhong et al. 2023, §4): :func:`gradient_cosines` averaged over every
+    triple (a, b, c), exact; or over ``triples``, an (n, 3) array such as the 100 random ones of
+    Zhong's notebook (``zhong.notebook_triples``), whose sampling noise is the cosines' spread over
+    sqrt(n). Pizza-like networks score near 1, Clock-like ones near 1/3. Returns (K,)."""
+    cos = gradient_cosines(model)
+    if triples is None:
+        return cos.mean(axis=(1, 2, 3))
+    t = _as_int_array(triples, "triples", 2)
+    if t.shape[1:] != (3,) or not t.size or t.min() < 0 or t.max() >= model.p:
+        raise ValueError(f"triples must be a non-empty (n, 3) array of integers in 0..{model.p - 1}, "
+                         f"got shape {t.shape}")
+    return cos[:, t[:, 0], t[:, 1], t[:, 2]].mean(axis=1)
 
 
 def logit_cloud(logits: np.ndarray, f: int, unit: bool = False) -> np.ndarray:
@@ -413,6 +431,29 @@ def distance_irrelevance(correct_logits) -> float:
     return float(by_difference.std(axis=1).mean() / overall)
 
 
+def task_accuracy(logits) -> float:
+    """The share of all p^2 pairs whose largest logit is (a + b) mod p, from the (p, p, p) logits
+    [a, b, class] of one network."""
+    correct, top_incorrect = logit_tables(logits)
+    return float(np.mean(correct > top_incorrect))
+
+
+def logit_tables(logits) -> tuple[np.ndarray, np.ndarray]:
+    """From the (p, p, p) logits [a, b, class] of one network, the (p, p) tables [a, b] of the correct
+    class's logit and of the largest incorrect logit: the paper's distance irrelevance reads the
+    first, Zhong's sweep table (``code/train-main.py``) the second."""
+    arr = check_real_array("logits", logits, 3)
+    p = check_modulus(arr.shape[0])
+    if arr.shape != (p, p, p):
+        raise ValueError(f"logits must be a (p, p, p) array [a, b, class], got shape {arr.shape}")
+    a, b = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
+    label = (a + b) % p
+    correct = np.take_along_axis(arr, label[..., None], axis=-1)[..., 0]
+    others = arr.copy()
+    np.put_along_axis(others, label[..., None], -np.inf, axis=-1)
+    return correct, others.max(axis=-1)
+
+
 def betti_vector_counts(bettis: Sequence[Sequence[int]]) -> dict[tuple[int, ...], int]:
     """How many networks have each Betti vector, most frequent first, ties by vector (the paper, §5:
     disc (1, 0, 0), circle (1, 1, 0), torus (1, 2, 1))."""
@@ -437,8 +478,11 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     ``logit_betti_unit``), how much its radius follows a Pizza's (``logit_pizza``:
     :func:`logit_pizza_correlation`) and the median simple-neuron R^2 of their neurons (``r2``); every
     neuron's fitted phases (``phi_L``, ``phi_R``) and phase alignment sample (``phase_alignment``); the
-    H1 diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` and
-    ``distance_irrelevance``; the ``embedding_spectrum``."""
+    H1 diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` over every triple
+    (exact) with the spread of its cosines over triples (``gradient_symmetricity_sd``: a mean over n
+    random triples has sampling noise ``sd / sqrt(n)``); ``distance_irrelevance`` by the paper's
+    definition (correct logit) and as Zhong's sweep table computes it
+    (``distance_irrelevance_top_incorrect``); the ``embedding_spectrum``."""
     pre, logits = (x[0] for x in tables(model))
     p = model.p
     freqs = key_frequencies(pre)
@@ -460,8 +504,8 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         logit_pizza.append(logit_pizza_correlation(logits, f))
         r2.append(np.median(fit["r2"][groups[f]]))
     largest = cluster_cloud(pre, groups[order[0]])
-    pair = np.arange(p * p)
-    correct = logits.reshape(p * p, p)[pair, (pair // p + pair % p) % p]
+    correct, top_incorrect = logit_tables(logits)
+    cosines = gradient_cosines(model)[0]
     return {
         "freqs": freqs, "cluster_freqs": np.array(order),
         "cluster_sizes": np.array([groups[f].size for f in order]), "n_clusters": np.array(len(groups)),
@@ -471,8 +515,10 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
         "phase_alignment": phase_alignment(pre),
         "h1": persistence(largest, maxdim=1, n_landmarks=n_landmarks)[1],
-        "gradient_symmetricity": gradient_symmetricity(model, seed=0)[0],
-        "distance_irrelevance": np.array(distance_irrelevance(correct.reshape(p, p))),
+        "gradient_symmetricity": np.array(cosines.mean()),
+        "gradient_symmetricity_sd": np.array(cosines.std()),
+        "distance_irrelevance": np.array(distance_irrelevance(correct)),
+        "distance_irrelevance_top_incorrect": np.array(distance_irrelevance(top_incorrect)),
         "embedding_spectrum": embedding_spectrum(model.W_E[0].detach().numpy()),
     }
 
@@ -533,13 +579,20 @@ def pad_diagonal_share(units: Sequence[Unit]) -> float:
                           for u in units]))
 
 
-ZHONG_ALGORITHMS = {"pizza": (0.99, 0.17), "clock": (0.33, 0.85)}
-"""Zhong et al.'s (2023, §4) typical (gradient symmetricity, distance irrelevance) of each algorithm."""
+ZHONG_ALGORITHMS = {name: zhong.NOTEBOOK[run] for name, run in zhong.MODELS.items()}
+"""Zhong et al.'s Pizza and Clock (2023, §4) as (gradient symmetricity, distance irrelevance): his
+Model A and Model B, one network each, as his notebook measures them (``zhong.NOTEBOOK``). His
+population spreads widely around them (``zhong.population``)."""
 
 
 def algorithm(grad_sym: float, dist_irr: float) -> str:
-    """"clock" or "pizza": the algorithm of :data:`ZHONG_ALGORITHMS` nearest to a network's two
-    metrics (Euclidean, in the plane of the two; ours: Zhong sorts networks by eye on this plane)."""
+    """"clock" or "pizza": which of Zhong's two example networks (:data:`ZHONG_ALGORITHMS`, his Models
+    B and A) lies nearer a network's two metrics (Euclidean, in the plane of the two, distance
+    irrelevance by the paper's definition; ours: Zhong sorts networks by eye on this plane). A
+    nearest example, not a population's verdict. Refuses a non-finite metric."""
+    if not (np.isfinite(grad_sym) and np.isfinite(dist_irr)):
+        raise ValueError(f"the metrics must be finite, got gradient symmetricity {grad_sym!r} and "
+                         f"distance irrelevance {dist_irr!r}")
     return min(ZHONG_ALGORITHMS, key=lambda name: np.hypot(grad_sym - ZHONG_ALGORITHMS[name][0],
                                                           dist_irr - ZHONG_ALGORITHMS[name][1]))
 
@@ -560,6 +613,25 @@ def network_summary(unit: Unit, reference: str) -> dict[str, float]:
               shape, float(np.median(unit.measured["pca"][:, :2].sum(1))), mean_cka([unit], reference),
               pad_diagonal_share([unit]))
     return dict(zip(NETWORK_SUMMARY, values, strict=True))
+
+
+def mann_whitney_p(ours, theirs) -> float:
+    """Two-sided Mann-Whitney U p-value (scipy's, exact or asymptotic as it chooses) of "our networks'
+    values and another population's come from one distribution". Refuses non-finite or empty samples."""
+    x, y = (check_real_array(name, v, 1) for name, v in (("ours", ours), ("theirs", theirs)))
+    return float(mannwhitneyu(x, y, alternative="two-sided").pvalue)
+
+
+def median_in_range_rate(population, n: int, bounds: tuple[float, float], draws: int = 10_000,
+                         seed: int = 0) -> float:
+    """How often the median of ``n`` networks drawn (with replacement, seeded) from ``population``
+    lies within ``bounds``: a median-in-band test's rate of passing a sample of that population."""
+    values = check_real_array("population", population, 1)
+    check_positive_int("n", n)
+    check_positive_int("draws", draws)
+    lo, hi = bounds
+    medians = np.median(numpy_rng(seed).choice(values, size=(draws, n)), axis=1)
+    return float(np.mean((medians >= lo) & (medians <= hi)))
 
 
 def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> int:
