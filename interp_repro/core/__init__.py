@@ -14,10 +14,12 @@ from interp_repro.core.validate import (
     check_choices,
     check_fraction,
     check_nonnegative,
+    check_nonnegative_int,
     check_positive,
     check_positive_int,
     check_probability,
     check_real_array,
+    check_tuple,
 )
 
 __all__ = [
@@ -30,11 +32,13 @@ __all__ = [
     "check_choices",
     "check_fraction",
     "check_nonnegative",
+    "check_nonnegative_int",
     "check_positive",
     "check_positive_int",
     "check_probability",
     "check_real_array",
     "check_scale",
+    "check_tuple",
     "cpu_threads",
     "default_device",
     "default_scale",

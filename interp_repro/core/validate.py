@@ -17,6 +17,23 @@ def check_positive_int(name: str, value: int) -> int:
     return value
 
 
+def check_nonnegative_int(name: str, value: int) -> int:
+    """Return ``value`` as an int if it is an integer >= 0 (a seed, a count that may be zero), else raise
+    ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def check_tuple(name: str, value: tuple, length: int | None = None) -> tuple:
+    """Return ``value`` if it is a non-empty tuple (of exactly ``length`` items, when given), else raise
+    ``ValueError``."""
+    if not isinstance(value, tuple) or not value or (length is not None and len(value) != length):
+        what = f"a tuple of {length} items" if length is not None else "a non-empty tuple"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return value
+
+
 def check_nonnegative(name: str, value: float) -> float:
     """Return ``value`` as a float if it is a finite number >= 0 (not a bool), else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value < np.inf:
@@ -42,8 +59,7 @@ def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
     """Return ``values`` if it is a non-empty tuple of distinct members of ``allowed``, else raise
     ``ValueError`` naming the unknown ones and the choices."""
     allowed = tuple(allowed)
-    if not isinstance(values, tuple) or not values:
-        raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+    check_tuple(name, values)
     unknown = [v for v in values if v not in allowed]
     if unknown:
         raise ValueError(f"unknown {name} {unknown}: choose from {allowed}")
@@ -67,9 +83,10 @@ def check_real_array(name: str, x, ndim: int) -> np.ndarray:
 
 
 def check_fraction(name: str, values: float | Iterable[float]) -> None:
-    """Raise ``ValueError`` unless every value lies in (0, 1] (a probability that is not zero)."""
+    """Raise ``ValueError`` unless there is at least one value and every value lies in (0, 1] (a
+    probability that is not zero)."""
     arr = np.atleast_1d(np.asarray(values))
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
         raise ValueError(f"{name} must be a number or numbers in (0, 1], got {values!r}")
     for v in arr.ravel():
         if not 0.0 < float(v) <= 1.0:
