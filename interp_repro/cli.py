@@ -182,7 +182,7 @@ def cmd_figure(args) -> int:
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
     if args.json:
-        print(json.dumps([o.as_dict() for o in outcomes], indent=1))
+        print(json.dumps([o.as_dict() for o in outcomes], indent=1, allow_nan=False))
     if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
         print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
               f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "

@@ -82,6 +82,12 @@ def check_real_array(name: str, x, ndim: int) -> np.ndarray:
     return arr
 
 
+def check_finite_loss(what: str, loss) -> None:
+    """Raise ``ValueError`` if a training loss holds NaN or inf: a run that diverged stops there, and
+    :func:`~interp_repro.core.cache.cached` stores nothing of it. Called once per run, not per step."""
+    check_real_array(f"the training loss of {what} (a diverged run is not cached)", loss, np.ndim(loss))
+
+
 def check_fraction(name: str, values: float | Iterable[float]) -> None:
     """Raise ``ValueError`` unless there is at least one value and every value lies in (0, 1] (a
     probability that is not zero)."""
