@@ -12,6 +12,7 @@ from interp_repro.core.seeding import numpy_rng, torch_generator
 from interp_repro.core.units import Unit
 from interp_repro.core.validate import (
     check_choices,
+    check_finite,
     check_finite_loss,
     check_fraction,
     check_nonnegative,
@@ -31,6 +32,7 @@ __all__ = [
     "cache_dir",
     "cached",
     "check_choices",
+    "check_finite",
     "check_finite_loss",
     "check_fraction",
     "check_nonnegative",

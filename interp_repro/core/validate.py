@@ -68,18 +68,27 @@ def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
     return values
 
 
-def check_real_array(name: str, x, ndim: int) -> np.ndarray:
-    """``x`` as a float64 array after checking that it is real, ``ndim``-D, non-empty and finite, else
-    ``ValueError`` naming what is wrong (the dtype, the shape, or how many entries are NaN or inf)."""
+def check_finite(name: str, x) -> np.ndarray:
+    """``x`` (any shape, possibly empty) as a float64 array after checking that it is real and finite,
+    else ``ValueError`` naming what is wrong (the dtype, or how many entries are NaN or inf): what a
+    measure that reduces to a verdict (a max, a count, a comparison) does with its input, so that a NaN
+    never becomes a number, a pass or a status."""
     arr = np.asarray(x)
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
-    if arr.ndim != ndim or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
     return arr
+
+
+def check_real_array(name: str, x, ndim: int) -> np.ndarray:
+    """``x`` as a float64 array after checking that it is ``ndim``-D, non-empty, real and finite (see
+    :func:`check_finite`), else ``ValueError`` naming what is wrong."""
+    arr = np.asarray(x)
+    if arr.dtype.kind in "iuf" and (arr.ndim != ndim or arr.size == 0):
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
+    return check_finite(name, arr)
 
 
 def check_finite_loss(what: str, loss) -> None:

@@ -24,6 +24,7 @@ from scipy.spatial.distance import cdist
 from interp_repro.core import (
     Unit,
     check_choices,
+    check_finite,
     check_positive,
     check_positive_int,
     check_real_array,
@@ -284,7 +285,14 @@ def linear_cka(X, Y) -> float:
     for name, z in (("X", x), ("Y", y)):
         if not z.any():
             raise ValueError(f"{name} has zero variance (all rows equal): CKA is undefined")
-    return float(np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)))
+
+    def cka(x: np.ndarray, y: np.ndarray) -> float:
+        return float(np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)))
+
+    with np.errstate(all="ignore"):
+        value = cka(x, y)
+    # CKA does not depend on scale: where the products under- or overflow, rescale and compute again
+    return value if np.isfinite(value) else cka(x / np.abs(x).max(), y / np.abs(y).max())
 
 
 # ------------------------------------------------------------------ phase alignment and torus distance
@@ -565,7 +573,7 @@ def network_summary(unit: Unit, reference: str) -> dict[str, float]:
 def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> int:
     """The first of ``lengths`` from which every later value lies within ``tol`` of the last one
     (the last length when none earlier does): where a curve has settled."""
-    values = np.asarray(values, dtype=float)
+    values = check_finite("values", values)
     if len(lengths) != values.size or not values.size:
         raise ValueError(f"need one value per length, got {len(lengths)} lengths and {values.size} values")
     off = np.flatnonzero(np.abs(values - values[-1]) > check_positive("tol", tol))
