@@ -5,13 +5,20 @@ infinity; models refuse shapes they cannot train."""
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 
 from interp_repro.abstraction import experiments as abstraction
+from interp_repro.abstraction import measures as am
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import experiments as modular_addition
+from interp_repro.modular_addition import measures as ma
+from interp_repro.reproduction.claims import load_claims
+from interp_repro.reproduction.records import record
 from interp_repro.schur_rnn import experiments as schur
+from interp_repro.schur_rnn import measures as sm
 from interp_repro.superposition import experiments as superposition
+from interp_repro.superposition import measures as sp
 
 # --- configs ------------------------------------------------------------------------------------
 
@@ -54,3 +61,109 @@ def test_every_config_refuses_a_bad_value_of_each_field_naming_it(cfg, name, bad
     with pytest.raises(ValueError, match=name) as err:
         dataclasses.replace(cfg, **{name: bad})
     assert "\n" not in str(err.value)
+
+
+# --- NaN and infinity never become a number ----------------------------------------------------
+
+RNG = np.random.default_rng(0)
+W25, W24, W63 = RNG.normal(size=(2, 5)), RNG.normal(size=(2, 4)), RNG.normal(size=(6, 3))
+ACC8, VALUES8 = np.linspace(1.0, 0.6, 8), RNG.uniform(size=(8, 3))
+DENSITY = np.geomspace(1.0, 0.01, 6)
+
+
+def _poison(x, bad: float) -> np.ndarray:
+    """A float copy of ``x`` with its second entry replaced by ``bad``."""
+    out = np.array(x, dtype=np.float64)
+    out.flat[1] = bad
+    return out
+
+
+MEASURES = {
+    "superposition.squared_frobenius": lambda bad: sp.squared_frobenius(_poison(W25, bad)),
+    "superposition.represented": lambda bad: sp.represented(_poison(W25, bad)),
+    "superposition.keeps_top": lambda bad: sp.keeps_top(_poison(W25, bad), 2),
+    "superposition.antipodal_share": lambda bad: sp.antipodal_share(_poison(W25, bad)),
+    "superposition.mean_pair_cosine": lambda bad: sp.mean_pair_cosine(_poison(W24, bad)),
+    "superposition.pentagon_error_degrees": lambda bad: sp.pentagon_error_degrees(_poison(W25, bad)),
+    "superposition.neighbour_gap_degrees": lambda bad: sp.neighbour_gap_degrees(_poison(W25, bad), 0),
+    "superposition.live_top_share": lambda bad: sp.live_top_share(_poison(W25, bad)),
+    "superposition.abs_circuit_share": lambda bad: sp.abs_circuit_share(_poison(W63, bad)),
+    "superposition.intermediate_norm_share": lambda bad: sp.intermediate_norm_share(_poison(W25, bad)),
+    "superposition.dimensions_per_feature": lambda bad: sp.dimensions_per_feature(_poison(W25, bad)),
+    "superposition.nearest_fraction_share": lambda bad: sp.nearest_fraction_share(_poison([0.5, 0.4], bad)),
+    "superposition.clustering_over_chance": lambda bad: sp.clustering_over_chance(_poison([0.5, 0.4], bad)),
+    "superposition.packed_dims": lambda bad: sp.packed_dims(DENSITY, _poison(np.ones(6), bad),
+                                                            np.ones((6, 2))),
+    "superposition.median_dims_per_hidden": lambda bad: sp.median_dims_per_hidden(
+        DENSITY, _poison(np.ones((6, 2)), bad), 2),
+    "superposition.plateau_ratio": lambda bad: sp.plateau_ratio(DENSITY, _poison(np.ones(6), bad), 1.0),
+    "superposition.analytic_agreement": lambda bad: sp.analytic_agreement(
+        np.ones((6, 6)), _poison(DENSITY, bad), DENSITY * 10, 2),
+    "superposition.superposition_share_above_bound": lambda bad: sp.superposition_share_above_bound(
+        np.ones((6, 6)), _poison(DENSITY, bad)),
+    "abstraction.attenuation_violations": lambda bad: am.attenuation_violations([bad], [0.5]),
+    "abstraction.attenuation_violations before": lambda bad: am.attenuation_violations([0.5], [bad]),
+    "abstraction.attenuation_excess": lambda bad: am.attenuation_excess([0.1, bad], [0.5, 0.5]),
+    "abstraction.depth_profile_deviation": lambda bad: am.depth_profile_deviation([[0.5, bad, 0.2]]),
+    "abstraction.up_fraction": lambda bad: am.up_fraction(np.zeros((2, 2)), _poison(np.ones((2, 2)), bad)),
+    "abstraction.same_direction": lambda bad: am.same_direction(
+        np.zeros((2, 2)), _poison(np.ones((2, 2)), bad), np.zeros((2, 2)), np.ones((2, 2))),
+    "abstraction.largest_gap": lambda bad: am.largest_gap(_poison([0.1, 0.2], bad), [0.1, 0.2]),
+    "abstraction.perfectly_abstract": lambda bad: am.perfectly_abstract(_poison([0.99, 0.5], bad), 0.05),
+    "schur_rnn.cc_pairs_gap": lambda bad: sm.cc_pairs_gap(_poison(ACC8, bad)),
+    "schur_rnn.accuracy_drop": lambda bad: sm.accuracy_drop(_poison(ACC8, bad), {"RR"}),
+    "schur_rnn.cr_lowest": lambda bad: sm.cr_lowest(_poison(ACC8, bad)),
+    "schur_rnn.profile_holds": lambda bad: sm.profile_holds(_poison(ACC8, bad)),
+    "schur_rnn.seeds_within": lambda bad: sm.seeds_within(_poison(VALUES8, bad), ACC8),
+    "schur_rnn.largest_change": lambda bad: sm.largest_change(_poison(VALUES8, bad)),
+    "schur_rnn.seed_spread": lambda bad: sm.seed_spread(_poison(VALUES8, bad)),
+    "schur_rnn.task_learned": lambda bad: sm.task_learned(_poison([1e-3, 1e-3, 1e-3], bad)),
+    "schur_rnn.every_seed_learned": lambda bad: sm.every_seed_learned(_poison([1e-3, 1e-3], bad)),
+    "schur_rnn.stabilizer_sets": lambda bad: sm.stabilizer_sets(
+        {"delta_fvu": _poison(VALUES8, bad), "mass": VALUES8}),
+    "schur_rnn.fvu": lambda bad: sm.fvu(_poison(VALUES8, bad), VALUES8),
+    "schur_rnn.split_interval": lambda bad: sm.split_interval(_poison(np.eye(3), bad), 0.9),
+    "modular_addition.linear_cka": lambda bad: ma.linear_cka(_poison(VALUES8, bad), VALUES8),
+    "modular_addition.settled_at": lambda bad: ma.settled_at([1, 2, 3], _poison([0.5, 0.5, 0.5], bad), 0.05),
+    "modular_addition.mmd": lambda bad: ma.mmd(_poison(VALUES8, bad), VALUES8, 1.0),
+}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("measure", MEASURES)
+def test_a_measure_refuses_nan_and_infinity(measure, bad):
+    with pytest.raises(ValueError, match="finite|NaN|inf|1]") as err:
+        MEASURES[measure](bad)
+    assert "\n" not in str(err.value)
+
+
+def test_the_measures_accept_their_valid_inputs():
+    for measure, call in MEASURES.items():
+        if measure != "abstraction.depth_profile_deviation":
+            call(0.5)
+    assert am.depth_profile_deviation([[0.5, 0.3, 0.2]]) >= 0
+
+
+def test_a_profile_value_outside_minus_one_one_is_refused_not_dropped():
+    with pytest.raises(ValueError, match="profile row 0"):
+        am.depth_profile_deviation([[0.5, 1.5, 0.2]])
+
+
+def test_split_interval_refuses_a_zero_spectrum():
+    with pytest.raises(ValueError, match="spectral radius 0"):
+        sm.split_interval(np.zeros((3, 3)), 0.9)
+
+
+def test_linear_cka_does_not_depend_on_scale_even_at_extremes():
+    x, y = RNG.normal(size=(20, 3)), RNG.normal(size=(20, 4))
+    assert ma.linear_cka(x * 1e-200, y * 1e-200) == pytest.approx(ma.linear_cka(x, y), rel=1e-12)
+    assert ma.linear_cka(x * 1e200, y) == pytest.approx(ma.linear_cka(x, y), rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [math.nan, np.float64("inf"), np.float32("-inf")])
+def test_recording_a_non_finite_value_names_the_claim(bad, tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+    claim_id = next(iter(load_claims()))
+    with pytest.raises(ValueError, match=rf"{claim_id}: a claim value must be finite"):
+        record(claim_id, bad, "ci")
+    assert not (tmp_path / "records.json").exists()

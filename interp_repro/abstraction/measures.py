@@ -343,7 +343,8 @@ def depth_profile_deviation(profile: np.ndarray) -> float:
         kept = row[~np.isnan(row)]
         if kept.size < 2 or np.isnan(row[kept.size:]).sum() != row.size - kept.size:
             raise ValueError(f"profile row {i} must hold layers 0..L (L >= 1) then NaN padding, got {row}")
-        a = check_finite(f"arctanh of profile row {i} (alpha must lie in (-1, 1))", np.arctanh(kept))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = check_finite(f"arctanh of profile row {i} (alpha must lie in (-1, 1))", np.arctanh(kept))
         L = a.size - 1
         line = a[0] + (a[-1] - a[0]) * np.arange(L + 1) / L
         worst = max(worst, float(np.abs(a - line).max()))
