@@ -7,9 +7,11 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 from interp_repro.abstraction import experiments as abstraction
 from interp_repro.abstraction import measures as am
+from interp_repro.core import cache, cached, numpy_rng, torch_generator
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import experiments as modular_addition
 from interp_repro.modular_addition import measures as ma
@@ -17,8 +19,11 @@ from interp_repro.reproduction.claims import load_claims
 from interp_repro.reproduction.records import record
 from interp_repro.schur_rnn import experiments as schur
 from interp_repro.schur_rnn import measures as sm
+from interp_repro.schur_rnn.model import RecurrentNet, rollout
 from interp_repro.superposition import experiments as superposition
 from interp_repro.superposition import measures as sp
+from interp_repro.superposition.model import ToyModel
+from interp_repro.superposition.train import train_best
 
 # --- configs ------------------------------------------------------------------------------------
 
@@ -167,3 +172,59 @@ def test_recording_a_non_finite_value_names_the_claim(bad, tmp_path, monkeypatch
     with pytest.raises(ValueError, match=rf"{claim_id}: a claim value must be finite"):
         record(claim_id, bad, "ci")
     assert not (tmp_path / "records.json").exists()
+
+
+# --- models refuse shapes they cannot train; small ones ------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 0, 0), (1, 5, 0), (0, 5, 2), (1, 5.0, 2)])
+def test_toy_model_refuses_a_shape_it_cannot_train(shape):
+    with pytest.raises(ValueError, match="n_instances|n_features|n_hidden"):
+        ToyModel(*shape, "relu", torch_generator(0))
+
+
+@pytest.mark.parametrize("make", [
+    lambda generator: ToyModel(1, 5, 2, "relu", generator),
+    lambda generator: RecurrentNet(1, 2, 3, 2, "default", generator),
+])
+@pytest.mark.parametrize("generator", [None, 0, np.random.default_rng(0)])
+def test_a_model_never_falls_back_on_the_global_random_state(make, generator):
+    with pytest.raises(ValueError, match="generator must be a torch.Generator"):
+        make(generator)
+
+
+def test_the_rnn_refuses_zero_time_steps_and_takes_numpy_inputs():
+    model = RecurrentNet(2, 3, 4, 2, "default", torch_generator(0))
+    with pytest.raises(ValueError, match="at least one time step"):
+        model(torch.zeros(0, 5, 3))
+    inputs = RNG.normal(size=(6, 5, 3))
+    weights = [w.detach().numpy() for w in (model.W_xh, model.W_hh, model.W_hy)]
+    torch.testing.assert_close(rollout(*weights, inputs), model(torch.as_tensor(inputs, dtype=torch.float32)))
+
+
+def test_torch_and_numpy_accept_the_same_seeds():
+    torch_generator(2**64 - 1), numpy_rng(2**64 - 1)
+    for make in (torch_generator, numpy_rng):
+        with pytest.raises(ValueError, match="below 2\\*\\*64"):
+            make(2**64)
+
+
+def test_a_bad_cache_namespace_is_refused_before_any_file_is_read(monkeypatch, tmp_path):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    read = []
+    monkeypatch.setattr(cache, "study_sources", lambda study: read.append(study) or [])
+    with pytest.raises(ValueError, match="cache namespace '../x'"):
+        cached("../x", {}, lambda: {})
+    assert read == []
+
+
+def test_a_diverged_training_run_stops_and_is_not_cached(monkeypatch, tmp_path):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("INTERP_REPRO_QUIET", "1")
+
+    def diverged():
+        return train_best("relu", 3, 2, np.array([1.0, math.nan, 1.0]), np.array([1.0]), seeds=1, steps=2,
+                          batch=8, seed=0, desc="nan importance")
+    with pytest.raises(ValueError, match="training loss of nan importance .* must be finite"):
+        cached("superposition/diverged", {"n": 1}, diverged)
+    assert not list((tmp_path / "cache").rglob("*.npz"))

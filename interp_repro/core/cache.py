@@ -136,6 +136,7 @@ def _jsonable(config: Any) -> Any:
 
 def cache_key(namespace: str, config: Any) -> str:
     """Hex digest identifying ``config`` under ``namespace`` for this library fingerprint."""
+    _check_namespace(namespace)  # before any file is read for the fingerprint
     payload = json.dumps(
         {"ns": namespace, "config": _jsonable(config),
          "lib": library_fingerprint(_study_of(namespace))},
@@ -144,13 +145,16 @@ def cache_key(namespace: str, config: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def _entry_path(namespace: str, key: str) -> Path:
-    parts = namespace.split("/")
-    if not namespace or any(p in ("", ".", "..") or not p.replace("_", "").replace("-", "").isalnum()
-                            for p in parts):
+def _check_namespace(namespace: str) -> str:
+    parts = namespace.split("/") if isinstance(namespace, str) else [""]
+    if any(p in ("", ".", "..") or not p.replace("_", "").replace("-", "").isalnum() for p in parts):
         raise ValueError(f"cache namespace {namespace!r} must be '/'-separated names of letters, "
                          "digits, '-' and '_'")
-    return cache_dir() / namespace / f"{key}.npz"
+    return namespace
+
+
+def _entry_path(namespace: str, key: str) -> Path:
+    return cache_dir() / _check_namespace(namespace) / f"{key}.npz"
 
 
 def _read(path: Path, key: str | None = None) -> tuple[dict, Arrays]:
