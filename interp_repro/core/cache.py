@@ -37,7 +37,7 @@ import numpy as np
 
 from interp_repro.core.device import cpu_threads
 from interp_repro.core.errors import ConfigError
-from interp_repro.core.validate import check_writable_dir
+from interp_repro.core.validate import check_writable_dir, env_path
 
 CACHE_ENV = "INTERP_REPRO_CACHE"
 DEPENDENCIES = ("torch", "numpy", "scipy")
@@ -56,7 +56,7 @@ class NotCached(LookupError):
 
 def cache_dir() -> Path:
     """The cache folder: ``$INTERP_REPRO_CACHE`` or ``~/.cache/interp-repro``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "interp-repro")
+    return env_path(CACHE_ENV) or Path.home() / ".cache" / "interp-repro"
 
 
 def check_cache_dir() -> Path:
@@ -287,7 +287,7 @@ def cache_usage() -> dict[str, tuple[int, int]]:
     for path in _entries(root):
         study = path.relative_to(root).parts[0]
         count, size = usage.get(study, (0, 0))
-        usage[study] = (count + 1, size + path.stat().st_size)
+        usage[study] = (count + 1, size + path.lstat().st_size)  # lstat: a dangling link counts, as a link
     return usage
 
 

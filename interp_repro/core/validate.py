@@ -108,6 +108,31 @@ def check_fraction(name: str, values: float | Iterable[float]) -> None:
             raise ValueError(f"{name} must lie in (0, 1], got {v.item()!r}")
 
 
+FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
+               "1": True, "true": True, "yes": True, "on": True}
+"""The values a yes/no environment variable may take (in any case), and what each means."""
+
+
+def env_flag(name: str) -> bool:
+    """The yes/no environment variable ``name`` (unset: no), else :class:`ConfigError` naming the values
+    allowed."""
+    value = os.environ.get(name, "")
+    if value.strip().lower() not in FLAG_VALUES:
+        raise ConfigError(f"${name} must be one of 1, true, yes, on or 0, false, no, off, got {value!r}")
+    return FLAG_VALUES[value.strip().lower()]
+
+
+def env_path(name: str) -> Path | None:
+    """The path in the environment variable ``name``; None when it is unset. Set to an empty value it is
+    a :class:`ConfigError`, not a silent default."""
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    if not value.strip():
+        raise ConfigError(f"${name} is set but empty: unset it for the default, or give a path")
+    return Path(value)
+
+
 def check_writable_dir(what: str, path: Path) -> Path:
     """Create the folder ``path`` if needed and check that this process can write there, else raise
     :class:`ConfigError` naming ``what`` and ``path``. Returns ``path``."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import check_scale
-from interp_repro.core.validate import check_writable_dir
+from interp_repro.core.validate import check_writable_dir, env_path
 from interp_repro.reproduction.claims import Value, load_claims, load_not_reproduced, study_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
@@ -28,8 +28,8 @@ RECORD_ENV = "INTERP_REPRO_RECORD"
 def record_path() -> Path:
     """Where :func:`record` writes: ``$INTERP_REPRO_RECORD``, else ``records.json`` in
     ``$XDG_STATE_HOME/interp-repro`` (default ``~/.local/state/interp-repro``)."""
-    if value := os.environ.get(RECORD_ENV):
-        return Path(value)
+    if path := env_path(RECORD_ENV):
+        return path
     state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(state) / "interp-repro" / "records.json"
 
