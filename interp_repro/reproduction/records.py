@@ -38,8 +38,8 @@ def resolve_env_paths() -> None:
     """Make a relative ``$INTERP_REPRO_CACHE`` or ``$INTERP_REPRO_RECORD`` absolute (against the current
     folder), so that processes started elsewhere, such as a chapter's kernel, use the same paths."""
     for name in (CACHE_ENV, RECORD_ENV):
-        if value := os.environ.get(name):
-            os.environ[name] = str(Path(value).expanduser().absolute())
+        if path := env_path(name):
+            os.environ[name] = str(path.expanduser().absolute())
 
 
 def check_record_path() -> Path:
