@@ -129,7 +129,6 @@ MEASURES = {
     "schur_rnn.fvu": lambda bad: sm.fvu(_poison(VALUES8, bad), VALUES8),
     "schur_rnn.split_interval": lambda bad: sm.split_interval(_poison(np.eye(3), bad), 0.9),
     "modular_addition.linear_cka": lambda bad: ma.linear_cka(_poison(VALUES8, bad), VALUES8),
-    "modular_addition.settled_at": lambda bad: ma.settled_at([1, 2, 3], _poison([0.5, 0.5, 0.5], bad), 0.05),
     "modular_addition.mmd": lambda bad: ma.mmd(_poison(VALUES8, bad), VALUES8, 1.0),
 }
 

@@ -24,7 +24,6 @@ from scipy.spatial.distance import cdist
 from interp_repro.core import (
     Unit,
     check_choices,
-    check_finite,
     check_positive,
     check_positive_int,
     check_real_array,
@@ -573,7 +572,7 @@ def network_summary(unit: Unit, reference: str) -> dict[str, float]:
 def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> int:
     """The first of ``lengths`` from which every later value lies within ``tol`` of the last one
     (the last length when none earlier does): where a curve has settled."""
-    values = check_finite("values", values)
+    values = np.asarray(values, dtype=float)
     if len(lengths) != values.size or not values.size:
         raise ValueError(f"need one value per length, got {len(lengths)} lengths and {values.size} values")
     off = np.flatnonzero(np.abs(values - values[-1]) > check_positive("tol", tol))
