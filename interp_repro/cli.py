@@ -1,6 +1,7 @@
 """Command line: ``interp-repro list | run STUDY|all | chapter NAME | figure NAME | report | cache``.
 
-An expected error (a bad setting, path or address) is one line on stderr and exit status 2.
+An expected error (a bad argument, setting, path, address or record file) is one line on stderr and
+exit status 2; a claim that fails is exit status 1 (:data:`EXIT_STATUS`).
 """
 
 import argparse
@@ -17,6 +18,7 @@ from interp_repro.core.device import DEVICE_ENV, DEVICES, default_device
 from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
+from interp_repro.core.validate import check_writable_dir, env_flag
 from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
@@ -26,7 +28,11 @@ from interp_repro.studies import fill_cache
 DESCRIPTION = """\
 Run the four reproduced interpretability studies, execute the book's chapters, and report which of
 the papers' claims reproduce."""
-ENVIRONMENT = """\
+EXIT_STATUS = """\
+exit status: 0 ok; 1 a claim failed (for report: or none was recorded); 2 a usage or input error (a bad
+argument, setting, path, address or record file), told in one line on stderr
+"""
+ENVIRONMENT = EXIT_STATUS + """
 environment variables (a command-line flag wins over its variable):
   INTERP_REPRO_SCALE    the default --scale of run, chapter and report (else book)
   INTERP_REPRO_CACHE    the results cache folder (default ~/.cache/interp-repro)
@@ -34,7 +40,7 @@ environment variables (a command-line flag wins over its variable):
                         i.e. ~/.local/state/interp-repro/records.json)
   INTERP_REPRO_WORKERS  local worker processes (default one per core); --workers N
   INTERP_REPRO_DASK     a Dask scheduler to run jobs on; --dask ADDRESS (--workers N ignores it)
-  INTERP_REPRO_QUIET    1: no progress bars; --quiet
+  INTERP_REPRO_QUIET    1, true, yes or on: no progress bars (0, false, no, off: bars); --quiet
   INTERP_REPRO_DEVICE   where modular addition and the Schur RNNs train: cpu (default), cuda, auto; --device
   INTERP_REPRO_BOOK     the book's source folder for chapter and figure (default ./book); --book DIR
 """
@@ -115,6 +121,13 @@ def _check_setup() -> None:
         default_workers()
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, ``PROG: error: ...``, with exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
@@ -125,7 +138,7 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
 
 def cmd_list(_args) -> int:
     print("studies: " + ", ".join(STUDIES))
-    print("scales:  " + ", ".join(SCALES) + " (default book)")
+    print("scales:  " + ", ".join(SCALES) + f" (default {_default_scale()})")
     print(f"cache:   {cache_dir()}")
     print(f"records: {record_path()}")
     return 0
@@ -156,7 +169,9 @@ def cmd_chapter(args) -> int:
 
     source = args.book / f"{args.chapter}.md"
     out = args.out or Path("_build") / "chapters" / f"{args.chapter}.ipynb"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    check_writable_dir("the folder of the executed notebook (--out)", out.parent)
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a folder: give the notebook file to write")
     papermill.execute_notebook(jupytext.read(source), str(out), parameters={"SCALE": args.scale},
                                kernel_name="python3", cwd=str(source.parent), progress_bar=not args.quiet)
     print(f"executed {args.chapter} at scale {args.scale}: {out}")
@@ -165,6 +180,8 @@ def cmd_chapter(args) -> int:
 
 def cmd_figure(args) -> int:
     figures = book_figures(args.book)
+    if args.names and (args.list or args.all):
+        raise ConfigError(f"give figure names, or --list or --all, not both (got {' '.join(args.names)})")
     if args.list:
         rows = [(f.name, f.chapter, f.caption[:60] + ("..." if len(f.caption) > 60 else ""))
                 for f in figures.values()]
@@ -174,6 +191,7 @@ def cmd_figure(args) -> int:
     if not names:
         raise ConfigError("name a figure (or several), or give --all or --list")
     _check_setup()
+    check_writable_dir("the figure folder (--out)", args.out)
     for path in render(names, args.book, args.scale, args.format or ["pdf"], args.out):
         print(path)
     return 0
@@ -182,7 +200,7 @@ def cmd_figure(args) -> int:
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
     if args.json:
-        print(json.dumps([o.as_dict() for o in outcomes], indent=1))
+        print(json.dumps([o.as_dict() for o in outcomes], indent=1, allow_nan=False))
     if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
         print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
               f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "
@@ -195,7 +213,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_cache(args) -> int:
-    root = check_cache_dir()
+    root = cache_dir()
+    if root.exists() or args.prune:  # --size reads what is there and creates nothing
+        check_cache_dir()
     if args.prune:
         print(f"removed {len(prune())} outdated entries and stale temporary files from {root}")
         return 0
@@ -210,14 +230,14 @@ def cmd_cache(args) -> int:
 
 def _command(sub, name: str, summary: str, func) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, help=summary, description=summary, epilog=ENVIRONMENT,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=argparse.RawDescriptionHelpFormatter)  # a _Parser, as its parent
     parser.set_defaults(func=func)
     return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="interp-repro", description=DESCRIPTION, epilog=ENVIRONMENT,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="interp-repro", description=DESCRIPTION, epilog=ENVIRONMENT,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"interp-repro {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     book_help = f"the book's source folder (default ${BOOK_ENV}, else ./book)"
@@ -263,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--book", type=Path, default=None, help=book_help)
     fig.add_argument("--quiet", action="store_true", help="no progress bars")
     rep = _command(sub, "report", "claims: the paper's value and band, ours, the measured and the expected "
-                   "status; exit 1 when an outcome fails or nothing is recorded", cmd_report)
+                   "status; exit 1 when an outcome fails or nothing is recorded, 2 for a bad record file",
+                   cmd_report)
     rep.add_argument("--scale", type=_scale, default=None, help=scale_help)
     rep.add_argument("--study", type=_study, default=None)
     rep.add_argument("--json", action="store_true",
@@ -279,7 +300,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; expected errors (:class:`ConfigError`) print one line and return 2."""
-    resolve_env_paths()
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "quiet", False):
@@ -292,10 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "device", None):
         os.environ[DEVICE_ENV] = args.device
     try:
-        try:
-            default_device()
-        except (ValueError, RuntimeError) as err:
-            raise ConfigError(f"${DEVICE_ENV} or --device: {err}") from None
+        resolve_env_paths()
+        env_flag(QUIET_ENV)
+        if args.command in ("run", "chapter", "figure"):  # the commands that train
+            try:
+                default_device()
+            except (ValueError, RuntimeError) as err:
+                raise ConfigError(f"${DEVICE_ENV} or --device: {err}") from None
         if "scale" in args and args.scale is None:
             args.scale = _default_scale()
         if "book" in args:

@@ -55,6 +55,7 @@ band = { max = 3, reason = "r" }
 expected = { book = "reproduced", paper = "reproduced" }
 skip = { ci = "no power at ci" }
 """
+NO_PAPER_VALUE = VALID.replace("paper_value = 0.9\n", "")
 
 
 @pytest.fixture(autouse=True)
@@ -111,6 +112,22 @@ BROKEN = {
     "guard at an unknown scale": VALID.replace("guard.ci", "guard.huge"),
     "empty skip": VALID.replace('ci = "differs", ', "").replace("guard.ci", 'skip = { ci = "" }\nguard.ci'),
     "duplicate id": VALID + VALID,
+    "inverted band": NO_PAPER_VALUE.replace("min = 0.8, max = 1.0", "min = 1.0, max = 0.8"),
+    "empty band that differs forever": NO_PAPER_VALUE.replace("min = 0.8, max = 1.0", "min = 2.0, max = 1.0")
+    .replace('"reproduced"', '"differs"'),
+    "NaN bound": NO_PAPER_VALUE.replace("min = 0.8", "min = nan"),
+    "infinite bound": VALID.replace("max = 1.0", "max = inf"),
+    "string bound": VALID.replace("min = 0.8", 'min = "0.8"'),
+    "bool bound": NO_PAPER_VALUE.replace("min = 0.8", "min = true"),
+    "equals beside min": VALID.replace("min = 0.8, max = 1.0", "min = 0.8, equals = 0.9"),
+    "empty reason": VALID.replace('reason = "the paper\'s 0.9 within 0.1"', 'reason = ""'),
+    "non-string reason": VALID.replace('reason = "the paper\'s 0.9 within 0.1"', "reason = 3"),
+    "guard with an empty reason": VALID.replace('reason = "ours at ci: a tiny model"', 'reason = " "'),
+    "inverted guard": VALID.replace("guard.ci = { min = 0.5", "guard.ci = { min = 0.5, max = 0.1"),
+    "string paper value": VALID.replace("paper_value = 0.9", 'paper_value = "0.9"'),
+    "empty statement": VALID.replace('"Sparse features end up in superposition."', '""'),
+    "numeric paper": VALID.replace('paper = "0.9"', "paper = 0.9"),
+    "blank note": VALID.replace('note = "a tiny model at ci"', 'note = " "'),
 }
 BROKEN["expected and skipped"] = VALID.replace("guard.ci", 'skip = { ci = "why" }\nguard.ci')
 
@@ -121,6 +138,37 @@ def test_parse_rejects_naming_the_claim(case):
     assert BROKEN[case] != VALID
     with pytest.raises(ValueError, match=rf"claim {claim_id}\b"):
         parse_claims(BROKEN[case])
+
+
+NOT_REPRODUCED = """
+[[not_reproduced]]
+id = "superposition.gemma_level"
+study = "superposition"
+statement = "A level measured on a model we cannot run."
+source = "a paper"
+paper = "0.2"
+why = "measured on Gemma"
+"""
+BROKEN_NOT_REPRODUCED = {
+    "unknown study": NOT_REPRODUCED.replace('study = "superposition"', 'study = "circuits"'),
+    "empty why": NOT_REPRODUCED.replace('why = "measured on Gemma"', 'why = ""'),
+    "non-string why": NOT_REPRODUCED.replace('why = "measured on Gemma"', "why = 1"),
+    "duplicate id": NOT_REPRODUCED + NOT_REPRODUCED,
+    "the id of a claim": NOT_REPRODUCED.replace("superposition.gemma_level", CID),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_NOT_REPRODUCED)
+def test_parse_rejects_a_bad_not_reproduced_entry_naming_it(case):
+    entry = CID if case == "the id of a claim" else "superposition.gemma_level"
+    for load in (parse_claims, load_not_reproduced):
+        with pytest.raises(ValueError, match=rf"not_reproduced {entry}\b") as err:
+            load(VALID + BROKEN_NOT_REPRODUCED[case])
+        assert "\n" not in str(err.value)
+
+
+def test_the_package_registry_passes_the_strict_checks():
+    assert load_claims() and load_not_reproduced()
 
 
 def test_a_band_that_excludes_its_own_paper_value_is_refused_when_the_registry_loads():

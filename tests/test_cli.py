@@ -14,7 +14,7 @@ import interp_repro.cli as cli
 from interp_repro import __version__
 from interp_repro.abstraction import experiments as abstraction
 from interp_repro.cli import main
-from interp_repro.core import cached
+from interp_repro.core import cached, progress
 from interp_repro.reproduction import record
 from interp_repro.reproduction.claims import load_claims
 
@@ -116,6 +116,8 @@ def no_work(monkeypatch):
 
     monkeypatch.setattr(abstraction, "run_all", work)
     monkeypatch.setattr(papermill, "execute_notebook", work)
+    monkeypatch.setattr(cli, "fill_cache", work)
+    monkeypatch.setattr(cli, "render", work)
 
 
 def _file(path):
@@ -261,3 +263,136 @@ def test_cache_size_and_prune(tmp_path, monkeypatch, capsys):
     assert main(["cache", "--prune"]) == 0
     assert "removed 1 outdated entries" in capsys.readouterr().out
     assert sizes() == {"abstraction": "1", "superposition": "1", "total": "2"}
+
+
+# --- the probes of a careless or hostile user: exit 2, one line, no traceback, no work ---------------
+
+GOOD_ENTRY = {"value": 1.0, "recorded_at": "2026-01-01T00:00:00", "lib": "x"}
+BAD_RECORDS = {
+    "a list at a scale": {"ci": [1, 2]},
+    "a number at a scale": {"ci": 5},
+    "a number for an entry": {"ci": {"superposition.five_two_dense_count": 3}},
+    "an entry without a value": {"ci": {"superposition.five_two_dense_count": {"lib": "x"}}},
+    "a text value": {"ci": {"superposition.five_two_dense_count": GOOD_ENTRY | {"value": "2"}}},
+    "a list value": {"ci": {"superposition.five_two_dense_count": GOOD_ENTRY | {"value": [2]}}},
+    "a numeric lib": {"ci": {"superposition.five_two_dense_count": GOOD_ENTRY | {"lib": 3}}},
+}
+
+
+def _records(tmp_path, content) -> dict:
+    path = tmp_path / "bad-records.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return {"INTERP_REPRO_RECORD": path}
+
+
+def _locked(tmp_path):
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0o500)
+    return folder / "out"
+
+
+NAN_RECORD = '{"ci": {"superposition.five_two_dense_count": {"value": NaN, "recorded_at": "t", "lib": "x"}}}'
+PROBES = [
+    *[pytest.param(["run", "superposition", "--scale", "ci"], lambda t, c=c: _records(t, c), "record file",
+                   id=f"run with {name}") for name, c in BAD_RECORDS.items()],
+    *[pytest.param(["report", "--scale", "ci"], lambda t, c=c: _records(t, c), "record file",
+                   id=f"report with {name}") for name, c in BAD_RECORDS.items()],
+    pytest.param(["report", "--json"], lambda t: _records(t, NAN_RECORD), "not valid JSON", id="NaN record"),
+    pytest.param(["report"], lambda t: _records(t, b"\xff\xfe{\x00"), "not valid JSON", id="non-UTF-8"),
+    pytest.param(["figure", "--all", "--out", "{file}"], None, "is a file, not a folder",
+                 id="figure out file"),
+    pytest.param(["figure", "--all", "--out", "{file}/sub"], None, "is not a writable folder",
+                 id="figure out under a file"),
+    pytest.param(["chapter", "abstraction/linear_theory", "--out", "{file}/x.ipynb"], None,
+                 "is a file, not a folder", id="chapter out under a file"),
+    pytest.param(["chapter", "abstraction/linear_theory", "--out", "{dir}"], None, "is a folder",
+                 id="chapter out a folder"),
+    pytest.param(["figure", "fig-nope", "--list"], None, "not both", id="figure name with --list"),
+    pytest.param(["figure", "fig-nope", "--all"], None, "not both", id="figure name with --all"),
+    pytest.param(["figure", "fig-nope"], None, "fig-nope", id="figure unknown name"),
+    pytest.param(["run", "abstraction", "--dask", "127.0.0.1:99999"], None, "port must lie in 1-65535",
+                 id="dask port flag"),
+    pytest.param(["run", "abstraction"], lambda t: {"INTERP_REPRO_DASK": "tcp://h:0"}, "port must lie",
+                 id="dask port variable"),
+    pytest.param(["run", "abstraction"], lambda t: {"INTERP_REPRO_QUIET": "maybe"},
+                 "$INTERP_REPRO_QUIET must be", id="quiet variable"),
+    pytest.param(["list"], lambda t: {"INTERP_REPRO_CACHE": ""}, "$INTERP_REPRO_CACHE is set but empty",
+                 id="empty cache variable"),
+    pytest.param(["report"], lambda t: {"INTERP_REPRO_RECORD": " "}, "$INTERP_REPRO_RECORD is set but empty",
+                 id="empty record variable"),
+    pytest.param(["run", "abstraction"], lambda t: {"INTERP_REPRO_DEVICE": "gpu9"}, "INTERP_REPRO_DEVICE",
+                 id="bad device for a command that trains"),
+    pytest.param(["run", "nope"], None, "unknown study 'nope'", id="unknown study"),
+    pytest.param(["report", "--scale", "tiny"], None, "unknown scale 'tiny'", id="unknown scale"),
+    pytest.param(["cache"], None, "one of the arguments --size --prune is required", id="cache, no action"),
+]
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), PROBES)
+def test_every_probe_exits_2_with_one_line_and_no_traceback(argv, env, message, tmp_path, monkeypatch, capsys,
+                                                             no_work):
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    argv = [a.format(file=_file(tmp_path / "f"), dir=folder) for a in argv]
+    for name, value in (env(tmp_path) if env else {}).items():
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.setenv("INTERP_REPRO_BOOK", str(ROOT / "book"))
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.count("\n") == 1 and "error: " in err and "Traceback" not in err, err
+    assert message in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_unwritable_figure_folder_is_one_line(tmp_path, monkeypatch, capsys, no_work):
+    monkeypatch.setenv("INTERP_REPRO_BOOK", str(ROOT / "book"))
+    assert main(["figure", "--all", "--out", str(_locked(tmp_path))]) == 2
+    err = capsys.readouterr().err
+    assert "is not a writable folder" in err and err.count("\n") == 1
+
+
+def test_a_bad_device_does_not_block_the_commands_that_use_none(monkeypatch, capsys):
+    monkeypatch.setenv("INTERP_REPRO_DEVICE", "gpu9")
+    assert main(["list"]) == 0
+    assert main(["cache", "--size"]) == 0
+    assert main(["report", "--scale", "ci"]) == 1  # nothing recorded
+    assert "DEVICE" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("value", "quiet"), [("false", False), ("0", False), ("", False), ("No", False),
+                                              ("true", True), ("1", True), ("yes", True)])
+def test_quiet_variable_means_what_it_says(value, quiet, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_QUIET", value)
+    assert progress(range(3), "x").disable is quiet
+
+
+def test_list_shows_the_default_scale_the_environment_sets(monkeypatch, capsys):
+    monkeypatch.setenv("INTERP_REPRO_SCALE", "ci")
+    assert main(["list"]) == 0
+    assert "(default ci)" in capsys.readouterr().out
+
+
+def test_cache_size_counts_a_dangling_entry_and_creates_no_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "absent"))
+    assert main(["cache", "--size"]) == 0
+    assert not (tmp_path / "absent").exists()
+    study = tmp_path / "cache" / "superposition"
+    study.mkdir(parents=True)
+    (study / "gone.npz").symlink_to(tmp_path / "nowhere.npz")
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    assert main(["cache", "--size"]) == 0
+    assert "superposition" in capsys.readouterr().out
+
+
+def test_help_states_the_exit_status_rule(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "exit status: 0 ok; 1 a claim failed" in capsys.readouterr().out

@@ -333,7 +333,7 @@ def test_presets_validate():
         PhaseConfig.preset("ci", gird=3)
     with pytest.raises(ValueError, match="unknown init"):
         GeometryConfig.preset("ci", init="he")
-    with pytest.raises(ValueError, match="importance factor must be a finite number > 0"):
+    with pytest.raises(ValueError, match="factors must be a finite number > 0"):
         PentagonConfig.preset("ci", factors=(1.0, 0.0))
     with pytest.raises(ValueError, match="2 hidden dimensions"):
         PentagonConfig.preset("ci", n_hidden=3)

@@ -43,7 +43,10 @@ def check_nu(name: str, nu, upper: float = 1.0) -> np.ndarray:
     laws are stated for. Only an ``upper`` above 1 (``math.inf``: no bound) admits such values, as
     the inputs of the ReLU anti-abstraction sweep need.
     """
-    arr = np.asarray(nu, dtype=np.float64)
+    try:
+        arr = np.asarray(nu, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or numbers, got {nu!r}") from None
     bad = ~(np.isfinite(arr) & (arr >= 0.0) & (arr <= upper))  # also catches nan
     if bad.any():
         allowed = f"lie in [0, {upper:g}]" if np.isfinite(upper) else "be a finite number >= 0"

@@ -50,8 +50,10 @@ from interp_repro.core import (
     cached,
     check_choices,
     check_nonnegative,
+    check_nonnegative_int,
     check_positive,
     check_positive_int,
+    check_tuple,
     progress,
 )
 from interp_repro.core.parallel import Job, run_jobs
@@ -72,6 +74,14 @@ def _check_training(cfg) -> None:
     check_positive("lr", cfg.lr)
     check_positive_int("width", cfg.width)
     check_positive_int("steps", cfg.steps)
+
+
+def _check_data(cfg) -> None:
+    """The fields of every config that draws two-factor data: its sizes and the seed."""
+    check_positive_int("n_per_class", cfg.n_per_class)
+    check_positive_int("d_in", cfg.d_in)
+    check_positive_int("d_out", cfg.d_out)
+    check_nonnegative_int("seed", cfg.seed)
 
 
 def _data(cfg, noise_x: float = 0.0) -> TwoFactorData:
@@ -96,7 +106,7 @@ class TwoFactorSetting:
         check_nu("nu_x", self.nu_x)
         check_nu("nu_y", self.nu_y)
         check_positive("lam", self.lam)
-        check_positive_int("n_per_class", self.n_per_class)
+        _check_data(self)
 
 
 # --- two-layer linear network: theory against simulation ---------------------------------------
@@ -194,11 +204,9 @@ class TerminalGridConfig(Preset):
                                        steps=40_000)}
 
     def __post_init__(self):
-        if not self.nus:
-            raise ValueError("nus must hold at least one value")
-        check_nu("nus", self.nus)
+        check_nu("nus", check_tuple("nus", self.nus))
         check_positive("lam", self.lam)
-        check_positive_int("n_per_class", self.n_per_class)
+        _check_data(self)
         _check_training(self)
 
 
@@ -256,7 +264,9 @@ class KappaConfig(Preset):
         check_nu("nu_y", self.nu_y)
         check_positive("lam", self.lam)
         check_positive_int("points", self.points)
-        if not 0 < self.kappa_min < self.kappa_max:
+        for kappa in check_tuple("shown", self.shown):
+            check_positive("shown", kappa)
+        if not check_positive("kappa_min", self.kappa_min) < check_positive("kappa_max", self.kappa_max):
             raise ValueError(f"need 0 < kappa_min < kappa_max, got {self.kappa_min}, {self.kappa_max}")
 
 
@@ -344,6 +354,7 @@ class KernelConfig(Preset):
         check_positive_int("n_kernels", self.n_kernels)
         check_positive_int("mc_samples", self.mc_samples)
         check_positive_int("mc_kernels", self.mc_kernels)
+        check_nonnegative_int("seed", self.seed)
 
 
 KERNEL_MAPS = {
@@ -500,9 +511,7 @@ class AntiAbstractionSweepConfig(Preset):
 
     def __post_init__(self):
         for name in ("nu_xs", "noise_xs", "widths"):
-            values = getattr(self, name)
-            if not isinstance(values, tuple) or not values:
-                raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+            check_tuple(name, getattr(self, name))
         check_nu("nu_xs", self.nu_xs, upper=math.inf)
         for noise_x in self.noise_xs:
             check_nonnegative("noise_xs", noise_x)
@@ -511,7 +520,7 @@ class AntiAbstractionSweepConfig(Preset):
         check_positive_int("seeds", self.seeds)
         check_nu("nu_y", self.nu_y)
         check_positive("lam", self.lam)
-        check_positive_int("n_per_class", self.n_per_class)
+        _check_data(self)
         check_positive("kappa", self.kappa)
         check_positive("lr", self.lr)
         check_positive_int("steps", self.steps)
@@ -626,7 +635,10 @@ class AblationConfig(Preset):
     PRESETS: ClassVar = {"ci": dict(seeds=3), "book": dict(seeds=10), "paper": dict(seeds=50)}
 
     def __post_init__(self):
+        if not isinstance(self.net, GeluNetConfig):
+            raise ValueError(f"net must be a GeluNetConfig, got {self.net!r}")
         check_positive_int("seeds", self.seeds)
+        check_nonnegative_int("seed", self.seed)
 
 
 ABLATION_SCORES = ("alpha", "probe", "walpha", "hidden_alpha", "hidden_probe")
@@ -722,6 +734,7 @@ class GeluSensitivityConfig(Preset):
     def __post_init__(self):
         check_choices("settings", self.settings, GELU_SETTINGS)
         check_positive_int("seeds", self.seeds)
+        check_nonnegative_int("seed", self.seed)
 
 
 def run_gelu_sensitivity(cfg: GeluSensitivityConfig) -> Arrays:

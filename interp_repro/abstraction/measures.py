@@ -30,6 +30,9 @@ Local GELU ablation. The paper's second measure beside alpha is the cross-contex
 (:func:`probe_transfer`); :func:`up_fraction` states its direction of change under the ablation.
 :func:`whitened_abstraction` (ours) is alpha in the metric the probe reads, the within-class noise
 whitened away; :func:`same_direction` compares two scores' changes pair by pair.
+
+NaN or infinity in the input of a measure that reduces to a claim's number (a gap, a count, a share)
+is a ``ValueError``, never a number.
 """
 
 import math
@@ -40,7 +43,7 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from interp_repro.abstraction.data import CLASSES, WALSH_BASIS, TwoFactorData, check_nu
-from interp_repro.core import check_positive, check_positive_int, numpy_rng
+from interp_repro.core import check_finite, check_positive, check_positive_int, numpy_rng
 
 Activation = Callable[[np.ndarray], np.ndarray]
 KernelMap = Callable[[np.ndarray], np.ndarray]
@@ -336,8 +339,12 @@ def depth_profile_deviation(profile: np.ndarray) -> float:
     depth law (Yang, Saxe, Latham 2026, layer-wise balance) says the gap is 0.
     """
     worst = 0.0
-    for row in profile:
-        a = np.arctanh(row[~np.isnan(row)])
+    for i, row in enumerate(np.asarray(profile, dtype=np.float64)):
+        kept = row[~np.isnan(row)]
+        if kept.size < 2 or np.isnan(row[kept.size:]).sum() != row.size - kept.size:
+            raise ValueError(f"profile row {i} must hold layers 0..L (L >= 1) then NaN padding, got {row}")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = check_finite(f"arctanh of profile row {i} (alpha must lie in (-1, 1))", np.arctanh(kept))
         L = a.size - 1
         line = a[0] + (a[-1] - a[0]) * np.arange(L + 1) / L
         worst = max(worst, float(np.abs(a - line).max()))
@@ -535,13 +542,15 @@ def attenuation_check(kernel_fn: KernelMap, n_kernels: int = 10_000, seed: int =
 def attenuation_violations(alpha_after, alpha_before, tol: float = 1e-9) -> int:
     """How many entries break the attenuation law |alpha_K| <= |alpha_Q| (Yang, Saxe, Latham 2026,
     nonlinear networks) by more than ``tol``: |alpha_after| > |alpha_before| + tol."""
-    return int(np.count_nonzero(np.abs(alpha_after) > np.abs(alpha_before) + tol))
+    after, before = check_finite("alpha_after", alpha_after), check_finite("alpha_before", alpha_before)
+    return int(np.count_nonzero(np.abs(after) > np.abs(before) + tol))
 
 
 def attenuation_excess(alpha_after, alpha_before) -> float:
     """The largest |alpha_after| - |alpha_before| (over training): above 0, the attenuation law
     (Yang, Saxe, Latham 2026) failed for a while."""
-    return float(np.max(np.abs(alpha_after) - np.abs(alpha_before)))
+    after, before = check_finite("alpha_after", alpha_after), check_finite("alpha_before", alpha_before)
+    return float(np.max(np.abs(after) - np.abs(before)))
 
 
 # --- local GELU ablation (after Yang, Saxe, Latham 2026, experiments on DINOv3 and Gemma) -------------
@@ -620,6 +629,7 @@ def up_fraction(intact: np.ndarray, ablated: np.ndarray) -> float:
     """The fraction of (seed, block) pairs whose score, averaged over the concepts (last axis), is
     higher with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe,
     Latham 2026, local GELU ablation, which reports means). A tie counts as not up."""
+    intact, ablated = check_finite("intact", intact), check_finite("ablated", ablated)
     return float((ablated.mean(-1) > intact.mean(-1)).mean())
 
 
@@ -627,7 +637,8 @@ def same_direction(intact_a, ablated_a, intact_b, ablated_b) -> float:
     """The fraction of (seed, block) pairs in which scores a and b (each averaged over the concepts,
     last axis) change in the same direction under the ablation (ours); a pair where either does not
     change counts as not the same."""
-    arrays = [np.asarray(x, dtype=np.float64) for x in (intact_a, ablated_a, intact_b, ablated_b)]
+    named = {"intact_a": intact_a, "ablated_a": ablated_a, "intact_b": intact_b, "ablated_b": ablated_b}
+    arrays = [check_finite(name, x) for name, x in named.items()]
     if len({x.shape for x in arrays}) != 1 or arrays[0].ndim < 1 or arrays[0].size == 0:
         raise ValueError("the four score arrays must share one non-empty shape, "
                          f"got {[x.shape for x in arrays]}")
@@ -640,7 +651,7 @@ def same_direction(intact_a, ablated_a, intact_b, ablated_b) -> float:
 
 def largest_gap(a, b) -> float:
     """max |a - b| over all entries: e.g. simulation against theory, or a run's end against a law."""
-    return float(np.abs(np.asarray(a) - b).max())
+    return float(np.abs(check_finite("a", a) - check_finite("b", b)).max())
 
 
 def noiseless_cells(nus: np.ndarray) -> np.ndarray:
@@ -651,4 +662,4 @@ def noiseless_cells(nus: np.ndarray) -> np.ndarray:
 
 def perfectly_abstract(alpha, tol: float) -> np.ndarray:
     """True where alpha is within ``tol`` of perfect abstraction (alpha = 1)."""
-    return np.asarray(alpha) >= 1 - tol
+    return check_finite("alpha", alpha) >= 1 - tol

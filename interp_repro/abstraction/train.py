@@ -32,7 +32,14 @@ from interp_repro.abstraction.model import (
     linear_hidden,
     nonlinear_hidden,
 )
-from interp_repro.core import check_positive, check_positive_int, progress, select_device, torch_generator
+from interp_repro.core import (
+    check_finite_loss,
+    check_positive,
+    check_positive_int,
+    progress,
+    select_device,
+    torch_generator,
+)
 
 READOUTS = ("ridge", "joint")
 """Readouts of :func:`train_linear`: kept at the ridge optimum, or trained jointly with W."""
@@ -147,6 +154,7 @@ def _descend(params: list[torch.Tensor], forward: Forward, labels: np.ndarray, l
         with torch.no_grad():
             for p, g in zip(params, grads, strict=True):
                 p.sub_(lr * g)
+    check_finite_loss(desc, losses)
     return Records(t=np.array(times), loss=np.array(losses), alpha=np.array(alphas))
 
 
@@ -294,5 +302,6 @@ def train_gelu_net(*, nu_x: float, noise_x: float, n_per_class: int, d_in: int, 
         cross_entropy(model(X_train), y_train).backward()
         opt.step()
     with torch.no_grad():
+        check_finite_loss("the residual GELU MLP", cross_entropy(model(X_train), y_train).item())
         accuracy = (model(X_test).argmax(-1) == y_test).double().mean().item()
     return GeluNet(model=model, X_test=data.X[test], labels_test=data.labels[test], test_accuracy=accuracy)

@@ -12,12 +12,16 @@ from interp_repro.core.seeding import numpy_rng, torch_generator
 from interp_repro.core.units import Unit
 from interp_repro.core.validate import (
     check_choices,
+    check_finite,
+    check_finite_loss,
     check_fraction,
     check_nonnegative,
+    check_nonnegative_int,
     check_positive,
     check_positive_int,
     check_probability,
     check_real_array,
+    check_tuple,
 )
 
 __all__ = [
@@ -28,13 +32,17 @@ __all__ = [
     "cache_dir",
     "cached",
     "check_choices",
+    "check_finite",
+    "check_finite_loss",
     "check_fraction",
     "check_nonnegative",
+    "check_nonnegative_int",
     "check_positive",
     "check_positive_int",
     "check_probability",
     "check_real_array",
     "check_scale",
+    "check_tuple",
     "cpu_threads",
     "default_device",
     "default_scale",

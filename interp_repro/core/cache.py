@@ -37,7 +37,7 @@ import numpy as np
 
 from interp_repro.core.device import cpu_threads
 from interp_repro.core.errors import ConfigError
-from interp_repro.core.validate import check_writable_dir
+from interp_repro.core.validate import check_writable_dir, env_path
 
 CACHE_ENV = "INTERP_REPRO_CACHE"
 DEPENDENCIES = ("torch", "numpy", "scipy")
@@ -56,7 +56,7 @@ class NotCached(LookupError):
 
 def cache_dir() -> Path:
     """The cache folder: ``$INTERP_REPRO_CACHE`` or ``~/.cache/interp-repro``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "interp-repro")
+    return env_path(CACHE_ENV) or Path.home() / ".cache" / "interp-repro"
 
 
 def check_cache_dir() -> Path:
@@ -136,6 +136,7 @@ def _jsonable(config: Any) -> Any:
 
 def cache_key(namespace: str, config: Any) -> str:
     """Hex digest identifying ``config`` under ``namespace`` for this library fingerprint."""
+    _check_namespace(namespace)  # before any file is read for the fingerprint
     payload = json.dumps(
         {"ns": namespace, "config": _jsonable(config),
          "lib": library_fingerprint(_study_of(namespace))},
@@ -144,13 +145,16 @@ def cache_key(namespace: str, config: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def _entry_path(namespace: str, key: str) -> Path:
-    parts = namespace.split("/")
-    if not namespace or any(p in ("", ".", "..") or not p.replace("_", "").replace("-", "").isalnum()
-                            for p in parts):
+def _check_namespace(namespace: str) -> str:
+    parts = namespace.split("/") if isinstance(namespace, str) else [""]
+    if any(p in ("", ".", "..") or not p.replace("_", "").replace("-", "").isalnum() for p in parts):
         raise ValueError(f"cache namespace {namespace!r} must be '/'-separated names of letters, "
                          "digits, '-' and '_'")
-    return cache_dir() / namespace / f"{key}.npz"
+    return namespace
+
+
+def _entry_path(namespace: str, key: str) -> Path:
+    return cache_dir() / _check_namespace(namespace) / f"{key}.npz"
 
 
 def _read(path: Path, key: str | None = None) -> tuple[dict, Arrays]:
@@ -283,7 +287,7 @@ def cache_usage() -> dict[str, tuple[int, int]]:
     for path in _entries(root):
         study = path.relative_to(root).parts[0]
         count, size = usage.get(study, (0, 0))
-        usage[study] = (count + 1, size + path.stat().st_size)
+        usage[study] = (count + 1, size + path.lstat().st_size)  # lstat: a dangling link counts, as a link
     return usage
 
 

@@ -114,6 +114,8 @@ def check_dask_address(address: str) -> str:
     if not DASK_ADDRESS.fullmatch(address):
         raise ConfigError(f"{address!r} is not a Dask scheduler address: expected [SCHEME://]HOST:PORT "
                           "with scheme tcp, tls or ucx, e.g. tcp://10.0.0.5:8786")
+    if not address.startswith("inproc://") and not 0 < int(address.rsplit(":", 1)[1]) < 65536:
+        raise ConfigError(f"{address!r} is not a Dask scheduler address: its port must lie in 1-65535")
     return address
 
 

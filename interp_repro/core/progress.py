@@ -1,9 +1,10 @@
 """Progress bars for long loops, quiet when asked (argument or ``$INTERP_REPRO_QUIET=1``)."""
 
-import os
 from collections.abc import Iterable
 
 from tqdm import tqdm
+
+from interp_repro.core.validate import env_flag
 
 QUIET_ENV = "INTERP_REPRO_QUIET"
 
@@ -11,5 +12,5 @@ QUIET_ENV = "INTERP_REPRO_QUIET"
 def progress(iterable: Iterable, desc: str, total: int | None = None, quiet: bool | None = None):
     """Wrap ``iterable`` in a tqdm bar labelled ``desc``; no bar if ``quiet`` or the env says so."""
     if quiet is None:
-        quiet = os.environ.get(QUIET_ENV, "") not in ("", "0")
+        quiet = env_flag(QUIET_ENV)
     return tqdm(iterable, desc=desc, total=total, disable=quiet, leave=False, mininterval=1.0)

@@ -17,6 +17,23 @@ def check_positive_int(name: str, value: int) -> int:
     return value
 
 
+def check_nonnegative_int(name: str, value: int) -> int:
+    """Return ``value`` as an int if it is an integer >= 0 (a seed, a count that may be zero), else raise
+    ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def check_tuple(name: str, value: tuple, length: int | None = None) -> tuple:
+    """Return ``value`` if it is a non-empty tuple (of exactly ``length`` items, when given), else raise
+    ``ValueError``."""
+    if not isinstance(value, tuple) or not value or (length is not None and len(value) != length):
+        what = f"a tuple of {length} items" if length is not None else "a non-empty tuple"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return value
+
+
 def check_nonnegative(name: str, value: float) -> float:
     """Return ``value`` as a float if it is a finite number >= 0 (not a bool), else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value < np.inf:
@@ -42,8 +59,7 @@ def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
     """Return ``values`` if it is a non-empty tuple of distinct members of ``allowed``, else raise
     ``ValueError`` naming the unknown ones and the choices."""
     allowed = tuple(allowed)
-    if not isinstance(values, tuple) or not values:
-        raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+    check_tuple(name, values)
     unknown = [v for v in values if v not in allowed]
     if unknown:
         raise ValueError(f"unknown {name} {unknown}: choose from {allowed}")
@@ -52,28 +68,69 @@ def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
     return values
 
 
-def check_real_array(name: str, x, ndim: int) -> np.ndarray:
-    """``x`` as a float64 array after checking that it is real, ``ndim``-D, non-empty and finite, else
-    ``ValueError`` naming what is wrong (the dtype, the shape, or how many entries are NaN or inf)."""
+def check_finite(name: str, x) -> np.ndarray:
+    """``x`` (any shape, possibly empty) as a float64 array after checking that it is real and finite,
+    else ``ValueError`` naming what is wrong (the dtype, or how many entries are NaN or inf): what a
+    measure that reduces to a verdict (a max, a count, a comparison) does with its input, so that a NaN
+    never becomes a number, a pass or a status."""
     arr = np.asarray(x)
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
-    if arr.ndim != ndim or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
     return arr
 
 
+def check_real_array(name: str, x, ndim: int) -> np.ndarray:
+    """``x`` as a float64 array after checking that it is ``ndim``-D, non-empty, real and finite (see
+    :func:`check_finite`), else ``ValueError`` naming what is wrong."""
+    arr = np.asarray(x)
+    if arr.dtype.kind in "iuf" and (arr.ndim != ndim or arr.size == 0):
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
+    return check_finite(name, arr)
+
+
+def check_finite_loss(what: str, loss) -> None:
+    """Raise ``ValueError`` if a training loss holds NaN or inf: a run that diverged stops there, and
+    :func:`~interp_repro.core.cache.cached` stores nothing of it. Called once per run, not per step."""
+    check_real_array(f"the training loss of {what} (a diverged run is not cached)", loss, np.ndim(loss))
+
+
 def check_fraction(name: str, values: float | Iterable[float]) -> None:
-    """Raise ``ValueError`` unless every value lies in (0, 1] (a probability that is not zero)."""
+    """Raise ``ValueError`` unless there is at least one value and every value lies in (0, 1] (a
+    probability that is not zero)."""
     arr = np.atleast_1d(np.asarray(values))
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
         raise ValueError(f"{name} must be a number or numbers in (0, 1], got {values!r}")
     for v in arr.ravel():
         if not 0.0 < float(v) <= 1.0:
             raise ValueError(f"{name} must lie in (0, 1], got {v.item()!r}")
+
+
+FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
+               "1": True, "true": True, "yes": True, "on": True}
+"""The values a yes/no environment variable may take (in any case), and what each means."""
+
+
+def env_flag(name: str) -> bool:
+    """The yes/no environment variable ``name`` (unset: no), else :class:`ConfigError` naming the values
+    allowed."""
+    value = os.environ.get(name, "")
+    if value.strip().lower() not in FLAG_VALUES:
+        raise ConfigError(f"${name} must be one of 1, true, yes, on or 0, false, no, off, got {value!r}")
+    return FLAG_VALUES[value.strip().lower()]
+
+
+def env_path(name: str) -> Path | None:
+    """The path in the environment variable ``name``; None when it is unset. Set to an empty value it is
+    a :class:`ConfigError`, not a silent default."""
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    if not value.strip():
+        raise ConfigError(f"${name} is set but empty: unset it for the default, or give a path")
+    return Path(value)
 
 
 def check_writable_dir(what: str, path: Path) -> Path:

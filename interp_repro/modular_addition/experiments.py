@@ -20,6 +20,8 @@ from interp_repro.core import (
     check_choices,
     check_fraction,
     check_nonnegative,
+    check_nonnegative_int,
+    check_positive,
     check_positive_int,
     default_device,
 )
@@ -70,10 +72,11 @@ class TrainSpec:
         check_choices("architecture", (self.architecture,), ARCHITECTURES)
         check_choices("init", (self.init,), INITS)
         check_modulus(self.p)
+        check_nonnegative_int("seed", self.seed)
         for name in ("steps", "d_model", "n_heads", "d_mlp", "eval_every"):
             check_positive_int(name, getattr(self, name))
         check_fraction("train_frac", self.train_frac)
-        check_nonnegative("lr", self.lr)
+        check_positive("lr", self.lr)
         check_nonnegative("weight_decay", self.weight_decay)
 
     def build(self) -> ModAddNet:

@@ -302,7 +302,14 @@ def linear_cka(X, Y) -> float:
     for name, z in (("X", x), ("Y", y)):
         if not z.any():
             raise ValueError(f"{name} has zero variance (all rows equal): CKA is undefined")
-    return float(np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)))
+
+    def cka(x: np.ndarray, y: np.ndarray) -> float:
+        return float(np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)))
+
+    with np.errstate(all="ignore"):
+        value = cka(x, y)
+    # CKA does not depend on scale: where the products under- or overflow, rescale and compute again
+    return value if np.isfinite(value) else cka(x / np.abs(x).max(), y / np.abs(y).max())
 
 
 # ------------------------------------------------------------------ phase alignment and torus distance

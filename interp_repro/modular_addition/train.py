@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from interp_repro.core import (
+    check_finite_loss,
     check_fraction,
     check_positive,
     check_positive_int,
@@ -110,5 +111,6 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         opt.step()
         sched.step()
     curves = {name: np.array([e[name] for e in evals]) for name in evals[0]}  # each (n_evals, K)
+    check_finite_loss(desc, curves["train_loss"])
     return TrainResult(model, train_idx.cpu(), test_idx.cpu(), np.array(eval_steps), **curves,
                        checkpoints=states)

@@ -14,6 +14,7 @@ source confirms) and ``sanity`` (a property that holds by construction, or a che
 derivation).
 """
 
+import math
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -86,11 +87,32 @@ class Claim:
         return STATUSES[0] if self.band.passes(value) else STATUSES[1]
 
 
+def _is_number(value: object) -> bool:
+    """True for a finite int or float (not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _text(where: str, name: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where}: {name} must be non-empty text, got {value!r}")
+    return value
+
+
 def _bounds(where: str, raw: object) -> Bounds:
     if not isinstance(raw, dict) or set(raw) - _BOUND_KEYS or "reason" not in raw:
         raise ValueError(f"{where}: bounds are a table with 'reason' and some of min, max, equals")
+    _text(where, "reason", raw["reason"])
     if not any(k in raw for k in ("min", "max", "equals")):
         raise ValueError(f"{where}: give at least one of min, max, equals")
+    for key in ("min", "max"):
+        if key in raw and not _is_number(raw[key]):
+            raise ValueError(f"{where}: {key} must be a finite number, got {raw[key]!r}")
+    if "equals" in raw and not (isinstance(raw["equals"], bool) or _is_number(raw["equals"])):
+        raise ValueError(f"{where}: equals must be a finite number or a bool, got {raw['equals']!r}")
+    if "equals" in raw and ("min" in raw or "max" in raw):
+        raise ValueError(f"{where}: give equals, or min and max, not both")
+    if "min" in raw and "max" in raw and raw["min"] > raw["max"]:
+        raise ValueError(f"{where}: min {raw['min']} > max {raw['max']}: no value could pass")
     return Bounds(**raw)
 
 
@@ -105,6 +127,8 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     missing = _REQUIRED - set(raw)
     if missing or set(raw) - _REQUIRED - _OPTIONAL:
         raise ValueError(f"claim {cid}: missing {sorted(missing)} or unknown keys in {sorted(raw)}")
+    for name in ("id", "statement", "source", "paper", *(["note"] if "note" in raw else [])):
+        _text(f"claim {cid}", name, raw[name])
     if raw["study"] not in studies:
         raise ValueError(f"claim {cid}: unknown study {raw['study']!r}")
     if not cid.startswith(raw["study"] + "."):
@@ -113,6 +137,8 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
         raise ValueError(f"claim {cid}: kind must be one of {KINDS}, got {raw['kind']!r}")
     band = _bounds(f"claim {cid}, band", raw["band"])
     paper_value = raw.get("paper_value")
+    if paper_value is not None and not (isinstance(paper_value, bool) or _is_number(paper_value)):
+        raise ValueError(f"claim {cid}: paper_value must be a finite number or a bool, got {paper_value!r}")
     if paper_value is not None and not band.passes(paper_value):
         raise ValueError(f"claim {cid}: the paper band ({band.describe()}) excludes the paper's own "
                          f"value {paper_value}")
@@ -128,22 +154,25 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     if STATUSES[1] in expected.values() and not raw.get("note"):
         raise ValueError(f"claim {cid}: a claim expected to differ needs a note saying why")
     return Claim(id=cid, study=raw["study"], kind=raw["kind"], statement=raw["statement"],
-                 source=raw["source"], paper=str(raw["paper"]), band=band, expected=dict(expected),
+                 source=raw["source"], paper=raw["paper"], band=band, expected=dict(expected),
                  skipped=dict(skipped),
                  guards={s: _bounds(f"claim {cid}, guard at {s}", g) for s, g in guards.items()},
                  paper_value=paper_value, note=raw.get("note", ""))
 
 
 def parse_claims(text: str) -> dict[str, Claim]:
-    """Parse and validate the TOML text of a claims file into {id: Claim}."""
+    """Parse and validate the TOML text of a claims file into {id: Claim}; its ``[[not_reproduced]]``
+    entries are validated too."""
     from interp_repro import STUDIES
 
+    data = tomllib.loads(text)
     claims: dict[str, Claim] = {}
-    for raw in tomllib.loads(text).get("claims", []):
+    for raw in data.get("claims", []):
         claim = _parse(raw, STUDIES)
         if claim.id in claims:
             raise ValueError(f"claim {claim.id} is defined twice")
         claims[claim.id] = claim
+    _not_reproduced(data, set(claims))
     return claims
 
 
@@ -166,14 +195,31 @@ class NotReproduced:
     why: str
 
 
+def _not_reproduced(data: dict, claim_ids: set[str]) -> list[NotReproduced]:
+    """The ``[[not_reproduced]]`` entries of the parsed ``data``, each checked like a claim: every field
+    non-empty text, a known study, an id of its own (not one of ``claim_ids``)."""
+    from interp_repro import STUDIES
+
+    fields = {"id", "study", "statement", "source", "paper", "why"}
+    seen = set(claim_ids)
+    for raw in data.get("not_reproduced", []):
+        where = f"not_reproduced {raw.get('id', '<no id>')}"
+        if set(raw) != fields:
+            raise ValueError(f"{where}: give exactly {sorted(fields)}")
+        for name in sorted(fields):
+            _text(where, name, raw[name])
+        if raw["study"] not in STUDIES:
+            raise ValueError(f"{where}: unknown study {raw['study']!r}")
+        if raw["id"] in seen:
+            raise ValueError(f"{where} is defined twice")
+        seen.add(raw["id"])
+    return [NotReproduced(**raw) for raw in data.get("not_reproduced", [])]
+
+
 def load_not_reproduced(text: str | None = None) -> list[NotReproduced]:
     """The ``[[not_reproduced]]`` entries of ``text`` (default: the package's ``claims.toml``)."""
-    entries = tomllib.loads(CLAIMS_FILE.read_text() if text is None else text).get("not_reproduced", [])
-    fields = {"id", "study", "statement", "source", "paper", "why"}
-    for raw in entries:
-        if set(raw) != fields:
-            raise ValueError(f"not_reproduced {raw.get('id', '<no id>')}: give exactly {sorted(fields)}")
-    return [NotReproduced(**raw) for raw in entries]
+    text = CLAIMS_FILE.read_text() if text is None else text
+    return _not_reproduced(tomllib.loads(text), set(parse_claims(text)))
 
 
 def study_claims(study: str) -> list[Claim]:

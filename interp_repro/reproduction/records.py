@@ -19,7 +19,7 @@ from pathlib import Path
 from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import check_scale
-from interp_repro.core.validate import check_writable_dir
+from interp_repro.core.validate import check_writable_dir, env_path
 from interp_repro.reproduction.claims import Value, load_claims, load_not_reproduced, study_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
@@ -28,8 +28,8 @@ RECORD_ENV = "INTERP_REPRO_RECORD"
 def record_path() -> Path:
     """Where :func:`record` writes: ``$INTERP_REPRO_RECORD``, else ``records.json`` in
     ``$XDG_STATE_HOME/interp-repro`` (default ``~/.local/state/interp-repro``)."""
-    if value := os.environ.get(RECORD_ENV):
-        return Path(value)
+    if path := env_path(RECORD_ENV):
+        return path
     state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(state) / "interp-repro" / "records.json"
 
@@ -38,12 +38,13 @@ def resolve_env_paths() -> None:
     """Make a relative ``$INTERP_REPRO_CACHE`` or ``$INTERP_REPRO_RECORD`` absolute (against the current
     folder), so that processes started elsewhere, such as a chapter's kernel, use the same paths."""
     for name in (CACHE_ENV, RECORD_ENV):
-        if value := os.environ.get(name):
-            os.environ[name] = str(Path(value).expanduser().absolute())
+        if path := env_path(name):
+            os.environ[name] = str(path.expanduser().absolute())
 
 
 def check_record_path() -> Path:
-    """The record file; :class:`ConfigError` unless it can be read and written (checked before a run)."""
+    """The record file; :class:`ConfigError` unless it can be read and written and holds records of the
+    right shape (checked before a run)."""
     path = record_path()
     check_writable_dir(f"the folder of the record file (${RECORD_ENV})", path.parent)
     if path.is_dir():
@@ -52,29 +53,49 @@ def check_record_path() -> Path:
     return path
 
 
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
-    """The record file as {scale: {claim_id: entry}}; empty if there is none yet."""
+    """The record file as {scale: {claim_id: entry}}; empty if there is none yet. :class:`ConfigError`
+    (one line) unless the whole file has that shape: each entry an object with a finite number or
+    bool ``value``, and text ``recorded_at`` and ``lib``."""
     path = path or record_path()
     if not path.exists():
         return {}
+    fix = "delete it and rerun"
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"record file {path} is not valid JSON ({err}); delete it and rerun") from None
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
+        raise ConfigError(f"record file {path} is not valid JSON ({err}); {fix}") from None
     except OSError as err:
         raise ConfigError(f"cannot read record file {path} ({err.strerror or err})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"record file {path} should hold an object keyed by scale")
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ConfigError(f"record file {path} should hold an object keyed by scale, each an object keyed "
+                          f"by claim id; {fix}")
+    for scale, entries in data.items():
+        for claim_id, entry in entries.items():
+            if not (isinstance(entry, dict) and _is_value(entry.get("value"))
+                    and isinstance(entry.get("recorded_at"), str) and isinstance(entry.get("lib"), str)):
+                raise ConfigError(f"record file {path}: the entry of {claim_id} at {scale} should be an "
+                                  f"object with a finite value, recorded_at and lib, got {entry!r:.60}; "
+                                  f"{fix}")
     return data
 
 
-def _plain(value: Value) -> Value:
+def _is_value(value: object) -> bool:
+    """True for a claim value as stored: a bool, or a finite int or float."""
+    return isinstance(value, bool) or (isinstance(value, int | float) and math.isfinite(value))
+
+
+def _plain(name: str, value: Value) -> Value:
     if hasattr(value, "item"):  # NumPy / torch scalars
         value = value.item()
     if not isinstance(value, bool | int | float):
-        raise TypeError(f"a claim value must be a number or a bool, got {type(value).__name__}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"a claim value must be finite, got {value!r}")
+        raise TypeError(f"{name}: a claim value must be a number or a bool, got {type(value).__name__}")
+    if not _is_value(value):
+        raise ValueError(f"{name}: a claim value must be finite, got {value!r}")
     return value
 
 
@@ -89,7 +110,7 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     claims = load_claims()
     if claim_id not in claims:
         raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/reproduction/claims.toml first")
-    value = _plain(value)
+    value = _plain(claim_id, value)
     claim = claims[claim_id]
     _glue(claim_id, value)
     _glue(f"{claim_id}.status", claim.status(value), markdown=True)
@@ -103,7 +124,7 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
         data.setdefault(scale, {})[claim_id] = entry
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
+            json.dump(data, f, indent=1, sort_keys=True, allow_nan=False)
         os.replace(tmp, path)
     return value
 
@@ -123,7 +144,7 @@ def glue_values(values: Mapping[str, Value | str]) -> dict[str, Value | str]:
     """Glue what a chapter measured but does not record as a claim under its name: numbers (e.g.
     levels that a paper's do not compare with) for ``{glue:text}``, text (a sentence that depends on
     the run) as Markdown for ``{glue:md}``; returns them as plain values."""
-    plain = {name: v if isinstance(v, str) else _plain(v) for name, v in values.items()}
+    plain = {name: v if isinstance(v, str) else _plain(name, v) for name, v in values.items()}
     for name, value in plain.items():
         _glue(name, value, markdown=isinstance(value, str))
     return plain

@@ -17,8 +17,11 @@ from interp_repro.core import (
     cached,
     check_choices,
     check_fraction,
+    check_nonnegative_int,
+    check_positive,
     check_positive_int,
     check_probability,
+    check_tuple,
     default_device,
 )
 from interp_repro.core.parallel import Job, run_jobs
@@ -74,6 +77,12 @@ class TrainSpec:
         for name in ("n_hidden", "seeds", "steps", "batch"):
             check_positive_int(name, getattr(self, name))
         check_choices("schedule", (self.schedule,), SCHEDULES)
+        check_positive("lr", self.lr)
+        check_positive("clip", self.clip)
+        check_nonnegative_int("warmup", self.warmup)
+        check_nonnegative_int("seed", self.seed)
+        if self.train_replay is not None:
+            check_positive_int("train_replay", self.train_replay)
         if check_probability("full_replay_share", self.full_replay_share) and self.train_replay is None:
             raise ValueError(f"full_replay_share={self.full_replay_share!r} needs a shorter train_replay to "
                              "switch from")
@@ -132,7 +141,7 @@ class Recipe:
                          self.batch, self.lr, self.clip, self.schedule, self.warmup, train_replay, self.seed,
                          full_replay_share)
 
-    def _check(self) -> None:
+    def __post_init__(self):
         check_fraction("alpha", self.alpha)
         check_positive_int("eval_batch", self.eval_batch)
         self.spec("copy", "default", 1)  # validates the shared fields
@@ -179,20 +188,17 @@ class CopyConfig(Recipe, Preset):
     }
 
     def __post_init__(self):
-        self._check()
+        super().__post_init__()
         check_choices("constructions", self.constructions, CONSTRUCTIONS)
         for name in ("n_hiddens", "sweep_n_hiddens"):
-            values = getattr(self, name)
-            if not isinstance(values, tuple) or not values:
-                raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
-            for n in values:
+            for n in check_tuple(name, getattr(self, name)):
                 check_positive_int(name, n)
         check_fraction("alphas", self.alphas)
         check_positive_int("train_replay", self.train_replay)
         check_probability("full_replay_share", self.full_replay_share)
         check_choices("full_replay_for", (self.full_replay_for,), FULL_REPLAY_FOR)
         check_positive_int("headline_seeds", self.headline_seeds)
-        construction, n_hidden = self.headline
+        construction, n_hidden = check_tuple("headline", self.headline, 2)
         if construction not in self.constructions or n_hidden not in self.n_hiddens:
             raise ValueError(f"headline {self.headline} must be one of the trained units: constructions "
                              f"{self.constructions} x n_hiddens {self.n_hiddens}")
@@ -295,7 +301,7 @@ class NeuroConfig(Recipe, Preset):
     }
 
     def __post_init__(self):
-        self._check()
+        super().__post_init__()
         check_choices("tasks", self.tasks, (t for t in TASKS if t != "copy"))
         check_choices("constructions", self.constructions, CONSTRUCTIONS)
         check_positive_int("n_hidden", self.n_hidden)

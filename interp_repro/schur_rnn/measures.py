@@ -8,7 +8,8 @@ non-increasing |lambda|, so the rows R = {i : |lambda_i| >= alpha rho(W)} form a
 subset of {"RR", "CR", "CC"}.
 
 An *ablation profile* (:func:`ablation_profile`) scores the 8 ablations of Figure 1 (order
-:data:`SUBSETS`) for every seed of a trained unit; the functions after it read profiles.
+:data:`SUBSETS`) for every seed of a trained unit; the functions after it read profiles. They, and
+every other measure that reduces to a claim's number, refuse NaN or infinite input (``ValueError``).
 """
 
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ import torch
 from scipy.linalg import lapack
 
 from interp_repro.core import (
+    check_finite,
     check_fraction,
     check_nonnegative,
     check_positive_int,
@@ -180,7 +182,9 @@ def split_indices(T, alpha: float = 0.9) -> int:
 def eigen_split(W: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues of one matrix and whether each lies in R (|lambda| >= alpha rho(W), §3)."""
     check_fraction("alpha", alpha)
-    lam = np.linalg.eigvals(np.asarray(W, dtype=np.float64))
+    lam = np.linalg.eigvals(check_real_array("W", W, 2))
+    if not np.abs(lam).max() > 0:
+        raise ValueError("W has spectral radius 0: its eigenvalues have no R/C split")
     return lam, np.abs(lam) >= alpha * np.abs(lam).max()
 
 
@@ -323,7 +327,7 @@ def replay_accuracy(outputs: torch.Tensor, targets: torch.Tensor, mask: torch.Te
 def fvu(y_hat, y) -> float:
     """E||y_hat - y||^2 / E||y - y_bar||^2 (Draeger 2026, §3), arrays shaped (..., d): the
     expectations and the mean y_bar run over all leading axes (a 1-D y is n scalar targets)."""
-    y_hat, y = np.asarray(y_hat, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    y_hat, y = check_finite("y_hat", y_hat), check_finite("y", y)
     if y_hat.shape != y.shape or y.ndim == 0 or y.size == 0:
         raise ValueError(f"y_hat and y must be non-empty arrays of the same shape (..., d), got "
                          f"{y_hat.shape} and {y.shape}")
@@ -343,6 +347,7 @@ def delta_fvu(fvu_ablated: float | np.ndarray, fvu_full: float | np.ndarray) -> 
 def sensitivity(delta: float | np.ndarray, mass: float | np.ndarray) -> float | np.ndarray:
     """S_DeltaT = Delta FVU / removed Schur mass (Draeger 2026, §3), elementwise for arrays; NaN
     where nothing is removed. ``mass`` must be >= 0."""
+    check_finite("delta", delta)
     mass_array = np.asarray(mass, dtype=np.float64)
     if not (mass_array >= 0).all():
         raise ValueError(f"mass must be non-negative, got {mass!r}")
@@ -415,17 +420,20 @@ def example_rollout(weights: Arrays, task: str, subset: Iterable[str], alpha: fl
 def cc_pairs_gap(accuracy: np.ndarray) -> float:
     """Largest accuracy gap between two ablations that differ only by T_CC, for a seed-mean
     accuracy vector (8,) in :data:`SUBSETS` order (Figure 1: T_CC is a near-stabilizer)."""
+    accuracy = check_finite("accuracy", accuracy)
     return float(max(abs(accuracy[i] - accuracy[i + 1]) for i in range(0, len(SUBSETS), 2)))
 
 
 def accuracy_drop(accuracy: np.ndarray, blocks: Iterable[str]) -> float:
     """How far the ablation of ``blocks`` falls below the full model, for an accuracy vector (8,)."""
+    accuracy = check_finite("accuracy", accuracy)
     return float(accuracy[0] - accuracy[subset_index(blocks)])
 
 
 def cr_lowest(accuracy: np.ndarray) -> bool:
     """Whether every ablation that removes T_C->R scores below every one that keeps it (Figure 1),
     for an accuracy vector (8,) in :data:`SUBSETS` order."""
+    accuracy = check_finite("accuracy", accuracy)
     with_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" in s]
     without_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" not in s]
     return bool(max(with_cr) < min(without_cr))
@@ -457,18 +465,19 @@ def seeds_within(accuracy: np.ndarray, paper, tol: float = PAPER_LEVEL_TOL) -> n
 def largest_change(values: np.ndarray) -> float:
     """Largest |score(ablated) - score(full)| over the ablations and seeds of a profile array (8, K):
     ~0 for a normal W_hh (a Cayley network), whose coupling is zero (ours)."""
+    values = check_finite("values", values)
     return float(np.abs(values - values[0]).max())
 
 
 def task_learned(fvu_full: np.ndarray) -> bool:
     """Whether the median seed learned the task: its full-model FVU (K,) is at most
     :data:`LEARNED_FVU` (ours)."""
-    return bool(np.median(fvu_full) <= LEARNED_FVU)
+    return bool(np.median(check_finite("fvu_full", fvu_full)) <= LEARNED_FVU)
 
 
 def every_seed_learned(fvu_full: np.ndarray) -> bool:
     """Whether every seed's full-model FVU (K,) is at most :data:`LEARNED_FVU` (ours)."""
-    return bool((fvu_full <= LEARNED_FVU).all())
+    return bool((check_finite("fvu_full", fvu_full) <= LEARNED_FVU).all())
 
 
 def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozenset[int]]:
@@ -476,7 +485,8 @@ def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozen
     FVU by at most ``eps``: its epsilon-stabilizers (§4). An ablation of an empty block (e.g. N_RR
     when |R| = 1) removes nothing and is not counted."""
     check_fraction("eps", eps)
-    ok = (profile["delta_fvu"][1:] <= eps) & (profile["mass"][1:] > 0)
+    delta, mass = check_finite("delta_fvu", profile["delta_fvu"]), check_finite("mass", profile["mass"])
+    ok = (delta[1:] <= eps) & (mass[1:] > 0)
     return [frozenset(int(i) + 1 for i in np.flatnonzero(ok[:, k])) for k in range(ok.shape[1])]
 
 
@@ -496,4 +506,4 @@ def seed_dependent_units(profiles: Iterable[Arrays]) -> int:
 
 def seed_spread(values: np.ndarray) -> float:
     """Largest difference between two seeds in one ablation's score, for a profile array (8, K)."""
-    return float(np.ptp(values, axis=1).max())
+    return float(np.ptp(check_finite("values", values), axis=1).max())

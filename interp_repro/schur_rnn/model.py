@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from interp_repro.core import check_positive_int
+from interp_repro.core.seeding import check_generator
 
 CONSTRUCTIONS = ("default", "orthogonal", "normal", "cayley")
 
@@ -77,6 +78,7 @@ class RecurrentNet(nn.Module):
         for name, value in (("n_instances", n_instances), ("n_in", n_in), ("n_hidden", n_hidden),
                             ("n_out", n_out)):
             check_positive_int(name, value)
+        check_generator(generator)
         if construction == "cayley" and n_hidden < 2:
             raise ValueError(f"the cayley construction needs n_hidden >= 2, got {n_hidden}")
         self.construction = construction
@@ -155,11 +157,14 @@ def rollout(W_xh: torch.Tensor, W_hh: torch.Tensor, W_hy: torch.Tensor, inputs: 
         raise ValueError(f"W_hh must have shape {(k, n, n)}, got {tuple(W_hh.shape)}")
     if W_hy.ndim != 3 or W_hy.shape[0] != k or W_hy.shape[2] != n:
         raise ValueError(f"W_hy must have shape ({k}, N_y, {n}), got {tuple(W_hy.shape)}")
+    inputs = torch.as_tensor(inputs, device=W_xh.device)
     if inputs.ndim == 3:
         inputs = inputs.unsqueeze(0).expand(k, *inputs.shape)
     if inputs.ndim != 4 or inputs.shape[0] != k or inputs.shape[-1] != n_in:
         raise ValueError(f"inputs must be (T, B, {n_in}) or ({k}, T, B, {n_in}), got {tuple(inputs.shape)}")
     _, T, B, _ = inputs.shape
+    if T == 0:
+        raise ValueError(f"inputs must hold at least one time step, got shape {tuple(inputs.shape)}")
     inputs = inputs.to(W_xh.dtype)
     drive = torch.bmm(inputs.reshape(k, T * B, n_in), W_xh.transpose(1, 2)).view(k, T, B, n)
     # unbind, not drive[:, t]: indexing would backpropagate a full-size zero tensor at every step.

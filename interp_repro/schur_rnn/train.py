@@ -20,6 +20,7 @@ import torch
 
 from interp_repro.core import (
     check_choices,
+    check_finite_loss,
     check_positive,
     check_positive_int,
     check_probability,
@@ -177,6 +178,8 @@ def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int
                      desc=desc, quiet=quiet)
         model.cpu()
         held_loss, accuracy = evaluate(model, task, seed=seed + 2, batch=eval_batch, task_options=options)
+    check_finite_loss(desc, curve[-1])
+    check_finite_loss(desc, held_loss)
     with torch.no_grad():
         W_hh = model.recurrent_matrix()
     return TrainResult(

@@ -15,9 +15,11 @@ from interp_repro.core import (
     cached,
     check_choices,
     check_fraction,
-    check_nonnegative,
+    check_nonnegative_int,
     check_positive,
     check_positive_int,
+    check_probability,
+    check_tuple,
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
@@ -65,7 +67,7 @@ class Recipe:
     def __post_init__(self):
         check_positive_int("steps", self.steps)
         check_positive_int("batch", self.batch)
-        check_nonnegative("seed", self.seed)
+        check_nonnegative_int("seed", self.seed)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ class DensitySweep(Recipe):
         check_positive_int("n_features", self.n_features)
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("seeds", self.seeds)
+        check_positive("importance_decay", self.importance_decay)
         check_fraction("densities", self.densities)
         check_positive("lr", self.lr)
 
@@ -154,8 +157,8 @@ class PentagonConfig(Recipe, Preset):
         check_positive_int("n_features", self.n_features)
         check_positive_int("seeds", self.seeds)
         check_fraction("density", self.density)
-        for factor in self.factors:
-            check_positive("importance factor", factor)
+        for factor in check_tuple("factors", self.factors):
+            check_positive("factors", factor)
         if self.n_hidden != 2:
             raise ValueError(f"the pentagon lives in 2 hidden dimensions, got n_hidden={self.n_hidden}")
 
@@ -204,7 +207,13 @@ class DemoConfig(Recipe, Preset):
     def __post_init__(self):
         super().__post_init__()
         check_positive_int("seeds", self.seeds)
-        check_fraction("density 1 - sparsity", [1 - s for s in self.sparsities])
+        for size in check_tuple("sizes", self.sizes):
+            n, m, decay = check_tuple("sizes", size, 3)
+            check_positive_int("sizes", n)
+            check_positive_int("sizes", m)
+            check_positive("sizes", decay)
+        sparsities = [check_probability("sparsities", s) for s in check_tuple("sparsities", self.sparsities)]
+        check_fraction("density 1 - sparsities", [1 - s for s in sparsities])
 
 
 def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
@@ -271,6 +280,7 @@ class PhaseConfig(Recipe, Preset):
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("grid", self.grid)
         check_positive_int("seeds", self.seeds)
+        check_positive("lr", self.lr)
         if self.n_hidden >= self.n_features:
             raise ValueError(f"a phase diagram needs n_hidden < n_features, got {self.n_hidden} "
                              f">= {self.n_features}")
@@ -358,7 +368,7 @@ class GeometryConfig(Recipe, Preset):
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("points", self.points)
         check_choices("init", (self.init,), INITS)
-        if not self.max_inverse_density > 1:
+        if not check_positive("max_inverse_density", self.max_inverse_density) > 1:
             raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
 
     @property
@@ -450,6 +460,7 @@ class CorrelationConfig(Recipe, Preset):
     def __post_init__(self):
         super().__post_init__()
         check_positive_int("n_pairs", self.n_pairs)
+        check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("seeds", self.seeds)
         check_fraction("density", self.density)
         if self.density > 0.5:
@@ -540,6 +551,10 @@ class AbsConfig(Recipe, Preset):
     def __post_init__(self):
         super().__post_init__()
         check_positive_int("seeds", self.seeds)
+        for name in ("dense_size", "sweep_size"):
+            for size in check_tuple(name, getattr(self, name), 2):
+                check_positive_int(name, size)
+        check_positive("importance_decay", self.importance_decay)
         check_fraction("densities", self.densities)
 
 

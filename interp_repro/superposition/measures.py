@@ -19,9 +19,14 @@ more: the two weight-1 features as an antipodal pair, the extra feature alone, 2
 derivation; the paper shows the 3 -> 2 diagram from training only). A symmetric triangle of unit
 vectors loses 3 s^2 / 8 to interference, to leading order in s, more than the s^2 / 3 of a pair and a
 lone feature at r = 1, so it is not among the candidates.
+
+NaN or infinity in a measure's input is a ``ValueError``, never a number: every measure here that
+reduces to a claim's number (a max, a share, a count, a comparison) refuses it.
 """
 
 import numpy as np
+
+from interp_repro.core import check_finite
 
 FRACTIONS = {"1": 1.0, "3/4": 0.75, "2/3": 2 / 3, "1/2": 0.5, "2/5": 0.4, "3/8": 0.375, "0": 0.0}
 """Per-feature dimensionalities of the uniform polytopes the paper names (§"Geometry")."""
@@ -39,7 +44,7 @@ _EPS = 1e-12
 
 
 def _as_weights(W) -> np.ndarray:
-    W = np.asarray(W, dtype=np.float64)
+    W = check_finite("W", W)
     if W.ndim < 2:
         raise ValueError(f"W must have shape (..., n_hidden, n_features), got shape {W.shape}")
     return W
@@ -73,7 +78,9 @@ def keeps_top(W, k: int) -> np.ndarray:
 def squared_frobenius(W) -> float:
     """||W||_F^2 in W's own precision: about m for a dense model that keeps m features with a
     dimension each (§"Demonstrating superposition")."""
-    return float((np.asarray(W) ** 2).sum())
+    W = np.asarray(W)
+    check_finite("W", W)
+    return float((W ** 2).sum())
 
 
 def gram(W) -> np.ndarray:
@@ -179,7 +186,7 @@ def dimensions_per_feature(W) -> np.ndarray:
 def nearest_fraction_share(D, tol: float = 0.025, min_dim: float = 0.1) -> float:
     """Share of learned features (D_i > ``min_dim``) whose D_i lies within ``tol`` of one of the
     named fractions 1, 3/4, 2/3, 1/2, 2/5, 3/8."""
-    D = np.asarray(D, dtype=np.float64).ravel()
+    D = check_finite("D", D).ravel()
     learned = D[D > min_dim]
     if learned.size == 0:
         return 0.0
@@ -204,22 +211,24 @@ def packed_dims(density, dstar, dims) -> np.ndarray:
     """The D_i (``dims``, one row per model) of a density sweep's packed models: features sparse
     enough to share (1/(1-S) >= 2) and D* >= 3/8, the smallest named fraction, so that every
     fraction is reachable."""
+    density, dstar = check_finite("density", density), check_finite("dstar", dstar)
     packed = (1 / density >= 2) & (dstar >= FRACTIONS["3/8"])
-    return dims[packed].ravel()
+    return check_finite("dims", dims)[packed].ravel()
 
 
 def clustering_over_chance(dims) -> float:
     """How many times more of the ``dims`` lie near a named fraction than a uniform spread would
     put there (:func:`nearest_fraction_share` over :func:`chance_fraction_share`; §"Geometry": the
     D_i cluster at the polytopes' fractions). 0 for no dims."""
+    dims = check_finite("dims", dims)
     return nearest_fraction_share(dims) / chance_fraction_share() if dims.size else 0.0
 
 
 def median_dims_per_hidden(density, dims, n_hidden: int) -> float:
     """The median over a sweep's models with 1/(1-S) >= 2 of sum_i D_i / m (§"Geometry": near 1 when
     the features are packed efficiently)."""
-    sparse = 1 / density >= 2
-    return float(np.median(dims[sparse].sum(-1) / n_hidden))
+    sparse = 1 / check_finite("density", density) >= 2
+    return float(np.median(check_finite("dims", dims)[sparse].sum(-1) / n_hidden))
 
 
 def plateau_span(x, y, level: float, tol: float) -> tuple[float, float]:
@@ -256,7 +265,7 @@ def plateau_ratio(density, dstar, level: float, tol: float = PLATEAU_TOL) -> flo
     """The width, as a factor in 1/(1-S), of the widest plateau of D* at ``level`` (§"Geometry": D*
     sticks at 1 and at 1/2): x_high / x_low of :func:`plateau_span`; 0 if D* never comes within
     ``tol`` of ``level``."""
-    lo, hi = plateau_span(1 / density, dstar, level, tol)
+    lo, hi = plateau_span(1 / check_finite("density", density), check_finite("dstar", dstar), level, tol)
     return 0.0 if np.isnan(lo) else float(hi / lo)
 
 
@@ -361,15 +370,16 @@ def empirical_phase(W, norm_threshold: float = 0.5, overlap_threshold: float = 0
 def analytic_agreement(phase, density, importance, n_features: int) -> float:
     """The share of a (density, importance) grid's cells whose trained ``phase`` is the analytic one
     of the 2 -> 1 or 3 -> 2 problem (:func:`analytic_phase`)."""
-    s, r = np.meshgrid(density, importance, indexing="ij")
-    return float((phase == analytic_phase(n_features)(s, r)).mean())
+    s, r = np.meshgrid(check_finite("density", density), check_finite("importance", importance),
+                       indexing="ij")
+    return float((check_finite("phase", phase) == analytic_phase(n_features)(s, r)).mean())
 
 
 def superposition_share_above_bound(phase, density) -> float:
     """The share of a 2 -> 1 grid's cells above the density bound (4/7, the tip of the analytic
     superposition wedge at r = 1) whose trained ``phase`` is superposition: 0 in theory."""
-    above = density > superposition_density_bound(1.0)
-    return float((phase[above] == 1).mean())
+    above = check_finite("density", density) > superposition_density_bound(1.0)
+    return float((check_finite("phase", phase)[above] == 1).mean())
 
 
 def superposition_above_bound(phase, loss, density, importance) -> list[dict[str, float]]:

@@ -13,6 +13,9 @@ import math
 import torch
 from torch import nn
 
+from interp_repro.core import check_positive_int
+from interp_repro.core.seeding import check_generator
+
 KINDS = ("linear", "relu", "hidden_relu", "abs")
 
 
@@ -46,6 +49,9 @@ class ToyModel(nn.Module):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"unknown model kind {kind!r}: choose one of {KINDS}")
+        for name, value in (("n_instances", n_instances), ("n_features", n_features), ("n_hidden", n_hidden)):
+            check_positive_int(name, value)
+        check_generator(generator)
         self.kind = kind
         k, n, m = n_instances, n_features, n_hidden
         std = init_std(init, k, n, m)

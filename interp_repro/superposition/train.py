@@ -10,7 +10,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from interp_repro.core import check_fraction, check_positive_int, progress, select_device, torch_generator
+from interp_repro.core import (
+    check_finite_loss,
+    check_fraction,
+    check_positive_int,
+    progress,
+    select_device,
+    torch_generator,
+)
 from interp_repro.core.units import Arrays
 from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.model import ToyModel
@@ -105,6 +112,7 @@ def train(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, s
         loss_gradients(model, x, importance, work)
         opt.step()
     final = evaluate(model, importance, density, seed=seed + 1, correlation=correlation)
+    check_finite_loss(desc, final)
     return TrainResult(
         W=model.W.detach().cpu().numpy().copy(),
         b=model.b.detach()[:, 0].cpu().numpy().copy(),
