@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from interp_repro.core import Unit
 from interp_repro.modular_addition import experiments as ex
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import all_pairs
@@ -42,7 +43,8 @@ def test_every_shipped_network_loads_and_gives_his_logits_on_every_pair(runid):
     a, b, _ = all_pairs(model.p)
     with torch.no_grad():
         ours = model(a, b)[0]
-        his = _his_logits(torch.load(path, map_location="cpu", weights_only=True), cfg, torch.stack([a, b], 1))
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        his = _his_logits(state, cfg, torch.stack([a, b], 1))
     scale = his.abs().max().item()
     assert scale > 1
     torch.testing.assert_close(ours, his, rtol=0, atol=1e-5 * scale)
@@ -136,22 +138,22 @@ def test_population_is_his_table_near_a_rate():
     near0, near1 = zhong.population(0.0), zhong.population(1.0)
     assert len(near0) == 121 and len(near1) == 110
     assert near0["attn_coeff"].max() <= 0.05 and near1["attn_coeff"].min() >= 0.95
-    q1, q3 = zhong.interquartile(1.0, "grad_sym")
-    assert q1 < near1["gradient_sim"].median() < q3
+    low, q1, q3, high = zhong.quantiles(1.0, "grad_sym", (0.05, 0.25, 0.75, 0.95))
+    assert low < q1 < near1["gradient_sim"].median() < q3 < high
     with pytest.raises(ValueError, match="rate"):
         zhong.population(1.5)
 
 
-def test_zhong_claims_bands_are_his_populations_interquartile_ranges():
+def test_zhong_claims_bands_are_his_populations_central_ranges():
     """The Clock and Pizza claims hold our medians to his networks at the same attention rate: the
-    band is the interquartile range of his sweep there, the paper value its median."""
+    band is the central 90% of his sweep there (``zhong.BAND``), the paper value its median."""
     claims = load_claims()
     for arch, rate in ex.ZHONG_RATES.items():
-        for suffix, column in zhong.POPULATION_METRICS.items():
+        for suffix in zhong.POPULATION_METRICS:
             claim = claims[f"modular_addition.{arch}_{suffix}"]
-            q1, q3 = zhong.interquartile(rate, suffix)
-            assert (claim.band.min, claim.band.max) == pytest.approx((q1, q3), abs=5e-4)
-            assert claim.paper_value == pytest.approx(zhong.population(rate)[column].median(), abs=5e-4)
+            low, median, high = zhong.quantiles(rate, suffix, (zhong.BAND[0], 0.5, zhong.BAND[1]))
+            assert (claim.band.min, claim.band.max) == pytest.approx((low, high), abs=5e-5)
+            assert claim.paper_value == pytest.approx(median, abs=5e-5)
 
 
 def test_algorithm_reference_points_are_models_a_and_b():
@@ -164,11 +166,24 @@ def test_algorithm_reference_points_are_models_a_and_b():
 def test_population_tests_pass_his_own_networks_and_tell_a_shifted_sample():
     his = zhong.population(1.0)["gradient_sim"].to_numpy()
     shuffled = np.random.default_rng(0).permutation(his)
-    bounds = zhong.interquartile(1.0, "grad_sym")
+    bounds = zhong.quantiles(1.0, "grad_sym", (0.25, 0.75))
     rate = measures.median_in_range_rate(his, 8, bounds, draws=2000, seed=1)
     assert 0.8 < rate < 1.0
+    assert measures.median_in_range_rate(his, 8, (0.9, 1.0), draws=2000, seed=1) == 0
     assert measures.median_in_range_rate(his, 8, bounds, draws=2000, seed=1) == rate
     assert measures.mann_whitney_p(shuffled[:20], shuffled[20:]) > 0.05
     assert measures.mann_whitney_p(shuffled[:20] + 0.5, shuffled[20:]) < 1e-6
     with pytest.raises(ValueError, match="finite"):
         measures.mann_whitney_p([np.nan], his)
+
+
+def test_zhong_sides_leave_out_a_network_that_never_learned_the_task():
+    def unit(runid, rate, accuracy):
+        return Unit(ex.ZhongSpec(runid, 59, rate), {}, {"accuracy": np.array(accuracy)})
+
+    units = [unit("a", 0.0, 1.0), unit("n", 0.033, 0.58), unit("m", 0.8, 1.0), unit("b", 1.0, 0.995),
+             unit("q", 0.97, 1.0)]
+    sides = ex.zhong_sides(units)
+    assert [u.spec.runid for u in sides["uniform"]] == ["a"]
+    assert [u.spec.runid for u in sides["learnable"]] == ["b", "q"]
+    assert [u.spec.runid for u in ex.zhong_learned(units)] == ["a", "m", "b", "q"]

@@ -398,31 +398,31 @@ ZHONG_RATES = {"uniform": 0.0, "learnable": 1.0}
 
 
 def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
-    """Test accuracy of every network, how well the simple-neuron model fits layer 1 (median over
-    the analysed clusters of their neurons' median R^2) and Zhong's two metrics as his sweep table
-    computes them (:data:`ZHONG_METRICS`; medians over seeds) for the two attention architectures that
-    are run."""
+    """Test accuracy of every network and how well the simple-neuron model fits layer 1 (median over
+    the analysed clusters of their neurons' median R^2)."""
     units = [u for v in res.values() for u in v]
-    out: dict[str, Any] = {
+    return {
         "modular_addition.min_test_accuracy": float(min(u.trained["test_acc"][-1] for u in units)),
         "modular_addition.simple_neuron_r2": float(np.median(np.concatenate(
             [u.measured["r2"] for u in units]))),
     }
-    for arch in ZHONG_RATES:
-        for suffix, metric in ZHONG_METRICS.items():
-            if arch in res:
-                values = [u.measured[metric] for u in res[arch]]
-                out[f"modular_addition.{arch}_{suffix}"] = float(np.median(values))
-    return out
+
+
+def zhong_metric_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
+    """Zhong's two metrics as his sweep table computes them (:data:`ZHONG_METRICS`; medians over
+    seeds) for the two attention architectures that are run, held to his population at their rate."""
+    return {f"modular_addition.{arch}_{suffix}": float(np.median([u.measured[metric] for u in res[arch]]))
+            for arch in ZHONG_RATES if arch in res for suffix, metric in ZHONG_METRICS.items()}
 
 
 def population_comparison(res: dict[str, list[Unit[TrainSpec]]], draws: int = 10_000,
                           seed: int = 0) -> list[dict[str, Any]]:
     """Our networks of each attention architecture against Zhong's sweep at its attention rate
     (``zhong.population``), one row per architecture and metric of :data:`ZHONG_METRICS`: the number of
-    networks on each side, our median, his quartiles, the two-sided Mann-Whitney p-value, and how often
-    the median of that many of his own networks (drawn with replacement, ``draws`` times, seeded) lands
-    in his interquartile range: the test's rate of passing a sample of his population."""
+    networks on each side, our median, his quartiles and the claim's band (``zhong.BAND``), the
+    two-sided Mann-Whitney p-value, and how often the median of that many of his own networks (drawn
+    with replacement, ``draws`` times, seeded) lands in the band: the rate at which the claim passes a
+    sample of his population."""
     rows = []
     for arch, rate in ZHONG_RATES.items():
         if arch not in res:
@@ -431,13 +431,14 @@ def population_comparison(res: dict[str, list[Unit[TrainSpec]]], draws: int = 10
         for suffix, metric in ZHONG_METRICS.items():
             ours = np.array([float(u.measured[metric]) for u in res[arch]])
             his = his_networks[zhong.POPULATION_METRICS[suffix]].to_numpy()
-            q1, q3 = zhong.interquartile(rate, suffix)
+            low, q1, median, q3, high = zhong.quantiles(rate, suffix, (zhong.BAND[0], 0.25, 0.5, 0.75,
+                                                                       zhong.BAND[1]))
             rows.append({"architecture": arch, "metric": suffix, "ours (n)": ours.size,
                          "ours (median)": float(np.median(ours)), "Zhong (n)": his.size,
-                         "Zhong (25%)": q1, "Zhong (median)": float(np.median(his)), "Zhong (75%)": q3,
-                         "Mann-Whitney p": measures.mann_whitney_p(ours, his),
+                         "Zhong (5%)": low, "Zhong (25%)": q1, "Zhong (median)": median, "Zhong (75%)": q3,
+                         "Zhong (95%)": high, "Mann-Whitney p": measures.mann_whitney_p(ours, his),
                          "same-population pass rate": measures.median_in_range_rate(
-                             his, ours.size, (q1, q3), draws=draws, seed=seed)})
+                             his, ours.size, (low, high), draws=draws, seed=seed)})
     return rows
 
 
@@ -495,6 +496,32 @@ def zhong_sides(units: Sequence[Unit[ZhongSpec]]) -> dict[str, list[Unit[ZhongSp
     neither."""
     return {arch: [u for u in zhong_learned(units) if abs(u.spec.rate - rate) <= zhong.POPULATION_WIDTH]
             for arch, rate in ZHONG_RATES.items()}
+
+
+def zhong_table(units: Sequence[Unit[ZhongSpec]]) -> list[dict[str, Any]]:
+    """One row per network of Zhong's (:func:`run_zhong`): his two metrics every way we compute them
+    (gradient symmetricity over every triple and over his notebook's 100, with the sampling noise of
+    100 random triples; distance irrelevance from the correct and from the largest incorrect logit),
+    and the manifold paper's measures of its analysed clusters."""
+    names = {zhong.MODEL_A: "Model A", zhong.MODEL_B: "Model B"}
+    rows = []
+    for u in units:
+        m = u.measured
+        discs = measures.disc_fraction([u])
+        rows.append({"run id": u.spec.runid, "example": names.get(u.spec.runid, ""),
+                     "attention rate": u.spec.rate, "accuracy (all pairs)": float(m["accuracy"]),
+                     "grad. sym. (every triple)": float(m["gradient_symmetricity"]),
+                     "grad. sym. (his 100 triples)": float(m["gradient_symmetricity_notebook"]),
+                     "noise of 100 triples": float(m["gradient_symmetricity_sd"]) / 10,
+                     "dist. irr. (correct logit)": float(m["distance_irrelevance"]),
+                     "dist. irr. (top incorrect)": float(m["distance_irrelevance_top_incorrect"]),
+                     "disc clusters": f"{round(discs * len(m['betti']))} of {len(m['betti'])}",
+                     "top-2 PCA share (median)": float(np.median(m["pca"][:, :2].sum(1))),
+                     "CKA to the disc": measures.mean_cka([u], "disc"),
+                     "PAD on the diagonal": measures.pad_diagonal_share([u]),
+                     "logit circles": f"{int(sum(tuple(b) == (1, 1) for b in m['logit_betti']))} of "
+                                      f"{len(m['logit_betti'])}"})
+    return rows
 
 
 def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
@@ -562,4 +589,5 @@ def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
     cfg = ModAddConfig.preset(scale)
     res = run_networks(cfg)
-    return training_claims(res) | manifold_claims(res) | zhong_claims(run_zhong(cfg))
+    return (training_claims(res) | zhong_metric_claims(res) | manifold_claims(res)
+            | zhong_claims(run_zhong(cfg)))

@@ -1,5 +1,7 @@
 """Figures for the modular-addition chapter. Each function takes computed results and returns a Figure."""
 
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
 import plotly.graph_objects as go
@@ -7,7 +9,7 @@ from plotly.colors import cyclical
 from plotly.subplots import make_subplots
 
 from interp_repro.core import Unit, pca_projection
-from interp_repro.modular_addition import measures
+from interp_repro.modular_addition import measures, zhong
 
 LABELS = {"uniform": "Attention 0.0 (uniform)", "learnable": "Attention 1.0 (learnable)",
           "mlp_add": "MLP-Add", "mlp_concat": "MLP-Concat"}
@@ -28,23 +30,31 @@ def training_curves(res: dict[str, list[Unit]]):
     return fig
 
 
-def zhong_plane(res: dict[str, list[Unit]]):
-    """Every network on the plane of Zhong's two metrics, one colour per architecture, with Zhong's
-    typical Pizza and Clock (``measures.ZHONG_ALGORITHMS``) and the line where they are equally near
-    (``measures.algorithm`` calls a network by the side it lies on)."""
-    fig, ax = plt.subplots(figsize=(4.8, 4))
+def zhong_plane(res: dict[str, list[Unit]], theirs: Sequence[Unit]):
+    """Every network on the plane of Zhong's two metrics as his sweep table computes them (distance
+    irrelevance from the largest incorrect logit): his sweep's networks near rate 0 and rate 1 (grey,
+    ``zhong.population``), ours (one colour per architecture) and his shipped networks ``theirs``
+    (black; stars for Models A and B; e.g. ``experiments.zhong_learned(experiments.run_zhong(cfg))``)."""
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    for rate, shade in ((0.0, "0.55"), (1.0, "0.8")):
+        pop = zhong.population(rate)
+        ax.scatter(pop["gradient_sim"], pop["distance_irrelevance"], color=shade, s=9, alpha=0.7, lw=0,
+                   label=f"Zhong's sweep, rate {rate:.0f} ± {zhong.POPULATION_WIDTH} ({len(pop)})")
     for i, (arch, nets) in enumerate(res.items()):
         ax.scatter([float(n.measured["gradient_symmetricity"]) for n in nets],
-                   [float(n.measured["distance_irrelevance"]) for n in nets], color=f"C{i}", s=18,
-                   alpha=0.8, label=LABELS[arch])
-    (x0, y0), (x1, y1) = measures.ZHONG_ALGORITHMS.values()
-    for name, (x, y) in measures.ZHONG_ALGORITHMS.items():
-        ax.scatter([x], [y], marker="*", s=160, color="k")
-        ax.annotate(f"Zhong: {name}", (x, y), xytext=(5, 5), textcoords="offset points", fontsize=8)
-    mid, grid = ((x0 + x1) / 2, (y0 + y1) / 2), np.linspace(0, 1, 2)
-    ax.plot(grid, mid[1] - (x1 - x0) / (y1 - y0) * (grid - mid[0]), color="0.5", ls="--", lw=1)
-    ax.set(xlabel="gradient symmetricity", ylabel="distance irrelevance", xlim=(0, 1.05), ylim=(0, 1.05))
-    ax.legend(fontsize=7, loc="lower left")
+                   [float(n.measured["distance_irrelevance_top_incorrect"]) for n in nets], color=f"C{i}",
+                   s=20, alpha=0.9, label=f"ours: {LABELS[arch]}")
+    names = {zhong.MODEL_A: "Model A", zhong.MODEL_B: "Model B"}
+    for unit in theirs:
+        x = float(unit.measured["gradient_symmetricity"])
+        y = float(unit.measured["distance_irrelevance_top_incorrect"])
+        name = names.get(unit.spec.runid)
+        ax.scatter([x], [y], marker="*" if name else "D", s=170 if name else 30, color="k", zorder=3)
+        ax.annotate(name or f"rate {unit.spec.rate:.2f}", (x, y), xytext=(5, 5), textcoords="offset points",
+                    fontsize=8)
+    ax.set(xlabel="gradient symmetricity", ylabel="distance irrelevance (largest incorrect logit)",
+           xlim=(-0.05, 1.05), ylim=(0, 1.05))
+    ax.legend(fontsize=6.5, loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -52,8 +62,8 @@ def zhong_plane(res: dict[str, list[Unit]]):
 def training_length(summary: dict[str, np.ndarray], lengths: tuple[int, ...], budget: int):
     """Each measure of ``measures.network_summary`` against training length (``summary`` from
     ``experiments.length_summary``): one colour per architecture, thin lines for seeds, thick for
-    their median; dotted, Zhong's values for a Pizza (gradient symmetricity 0.99, distance
-    irrelevance 0.17) and a Clock (0.33, 0.85) and the paper's disc threshold; grey, ``budget``."""
+    their median; dotted, Zhong's Models A (a Pizza) and B (a Clock) (``measures.ZHONG_ALGORITHMS``)
+    and the paper's disc threshold; grey, ``budget``."""
     fig, axes = plt.subplots(2, 3, figsize=(11, 6), sharex=True)
     for k, (ax, name) in enumerate(zip(axes.flat, measures.NETWORK_SUMMARY, strict=True)):
         for i, (arch, values) in enumerate(summary.items()):
