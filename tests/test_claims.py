@@ -210,15 +210,7 @@ def test_a_skipped_scale_is_not_checked_but_its_guard_still_holds():
 
 
 def test_not_reproduced_results_are_listed_apart_from_the_claims():
-    text = VALID + """
-[[not_reproduced]]
-id = "superposition.gemma_level"
-study = "superposition"
-statement = "A level measured on a model we cannot run."
-source = "a paper"
-paper = "0.2"
-why = "measured on Gemma"
-"""
+    text = VALID + NOT_REPRODUCED
     assert list(parse_claims(text)) == [CID]
     [entry] = load_not_reproduced(text)
     assert (entry.id, entry.why) == ("superposition.gemma_level", "measured on Gemma")
