@@ -580,6 +580,8 @@ def test_settled_at_is_where_a_curve_stays_near_its_end():
         settled_at(lengths, [0.1, 0.2], 0.05)
     with pytest.raises(ValueError, match="tol"):
         settled_at(lengths, [0.1] * 4, 0.0)
+    with pytest.raises(ValueError, match="finite"):  # a NaN is never 'off' by any comparison
+        settled_at(lengths, [0.5, np.nan, 0.5, 0.5], 0.05)
 
 
 def test_algorithm_is_zhongs_nearest():

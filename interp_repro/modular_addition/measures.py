@@ -25,6 +25,7 @@ from scipy.stats import mannwhitneyu
 from interp_repro.core import (
     Unit,
     check_choices,
+    check_finite,
     check_positive,
     check_positive_int,
     check_real_array,
@@ -643,10 +644,12 @@ def median_in_range_rate(population, n: int, bounds: tuple[float, float], draws:
 
 def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> int:
     """The first of ``lengths`` from which every later value lies within ``tol`` of the last one
-    (the last length when none earlier does): where a curve has settled."""
+    (the last length when none earlier does): where a curve has settled. Refuses a NaN or infinite
+    value, which no comparison would count as off."""
     values = np.asarray(values, dtype=float)
     if len(lengths) != values.size or not values.size:
         raise ValueError(f"need one value per length, got {len(lengths)} lengths and {values.size} values")
+    check_finite("the curve's values", values)
     off = np.flatnonzero(np.abs(values - values[-1]) > check_positive("tol", tol))
     return int(lengths[off[-1] + 1]) if off.size else int(lengths[0])
 
