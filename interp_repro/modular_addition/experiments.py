@@ -480,14 +480,9 @@ def _zhong_jobs(cfg: ModAddConfig) -> list[Job]:
     return [Job(run_zhong_network, (cfg, runid)) for runid in zhong.NETWORKS]
 
 
-MIN_ACCURACY = 0.99
-"""A network of Zhong's enters the manifold claims when it answers at least this share of all p^2 pairs
-(as every one of ours does: ``min_test_accuracy``); one shipped network (rate 0.033) answers 58%."""
-
-
 def zhong_learned(units: Sequence[Unit[ZhongSpec]]) -> list[Unit[ZhongSpec]]:
-    """Zhong's networks that learned the task (:data:`MIN_ACCURACY` on all pairs)."""
-    return [u for u in units if u.measured["accuracy"] >= MIN_ACCURACY]
+    """Zhong's networks that learned the task (``zhong.MIN_ACCURACY`` on all pairs)."""
+    return [u for u in units if u.measured["accuracy"] >= zhong.MIN_ACCURACY]
 
 
 def zhong_sides(units: Sequence[Unit[ZhongSpec]]) -> dict[str, list[Unit[ZhongSpec]]]:

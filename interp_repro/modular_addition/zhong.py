@@ -135,13 +135,19 @@ def sweep() -> pd.DataFrame:
     return pd.read_csv(RELEASE / "sweep_1l_fixedwidth.csv")
 
 
+MIN_ACCURACY = 0.99
+"""A network of Zhong's stands beside ours when it answers at least this share of the pairs it is
+tested on (as every one of ours does: the claim ``min_test_accuracy``); one shipped network (rate
+0.033) answers 58% of all pairs."""
+
+
 def population(rate: float, width: float = POPULATION_WIDTH) -> pd.DataFrame:
     """The networks of Zhong's sweep whose attention rate lies within ``width`` of ``rate`` and that
-    generalise (validation accuracy at least 0.99, as all of ours do)."""
+    generalise (validation accuracy at least :data:`MIN_ACCURACY`)."""
     check_probability("rate", rate)
     table = sweep()
     near = (table["attn_coeff"] - rate).abs() <= width
-    return table[near & (table["validation_accuracy"] >= 0.99)].reset_index(drop=True)
+    return table[near & (table["validation_accuracy"] >= MIN_ACCURACY)].reset_index(drop=True)
 
 
 POPULATION_METRICS = {"grad_sym": "gradient_sim", "dist_irr": "distance_irrelevance"}
