@@ -78,6 +78,10 @@ def test_bad_save_files_are_refused_in_one_line(tmp_path):
     (tmp_path / "config_x.json").write_text("{not json")
     with pytest.raises(ValueError, match="not a JSON config"):
         zhong.load(alone)
+    for text in ("[1, 2]", json.dumps({k: v for k, v in cfg.items() if k != "d_model"})):
+        (tmp_path / "config_x.json").write_text(text)
+        with pytest.raises(ValueError, match="not a config of Zhong's: it lacks .*'d_model'"):
+            zhong.load(alone)
 
 
 @pytest.mark.parametrize("runid", [zhong.MODEL_A, zhong.MODEL_B])

@@ -41,6 +41,10 @@ POPULATION_WIDTH = 0.05
 """His sweep draws attention rates uniformly from [0, 1]: the networks within this of a rate stand for
 that rate (ours; 121 networks near 0 and 110 near 1)."""
 
+_CONFIG = {"C", "funcs", "n_heads", "d_model", "attn_coeff"}
+"""The keys of his config that :func:`load` reads (``n_layers``, ``act_fn``, ``diff_vocab``, ``eqn_sign``
+and ``d_head`` too, where present)."""
+
 _STATE = {"embed.W_E", "pos_embed.W_pos", "unembed.W_U", "blocks.0.attn.W_K", "blocks.0.attn.W_Q",
           "blocks.0.attn.W_V", "blocks.0.attn.W_O", "blocks.0.attn.mask", "blocks.0.mlp.W_in",
           "blocks.0.mlp.b_in", "blocks.0.mlp.W_out", "blocks.0.mlp.b_out"}
@@ -64,9 +68,13 @@ def config(save_file: str | Path) -> dict:
         raise ValueError(f"{save_file} needs to be a save file of Zhong's with its config_{runid}.json "
                          "beside it")
     try:
-        return json.loads(beside.read_text())
+        cfg = json.loads(beside.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{beside} is not a JSON config: {err}") from None
+    missing = sorted(_CONFIG - set(cfg)) if isinstance(cfg, dict) else sorted(_CONFIG)
+    if missing:
+        raise ValueError(f"{beside} is not a config of Zhong's: it lacks {missing}")
+    return cfg
 
 
 def _refusal(cfg: dict) -> str | None:
