@@ -8,7 +8,6 @@ Usage: ``python benchmarks/parallel.py [--studies S ...] [--workers N] [--out FI
 """
 
 import argparse
-import importlib
 import os
 import tempfile
 import time
@@ -20,15 +19,15 @@ from interp_repro.core.cache import CACHE_ENV
 from interp_repro.core.parallel import WORKERS_ENV
 from interp_repro.core.progress import QUIET_ENV
 from interp_repro.reproduction.records import RECORD_ENV
+from interp_repro.studies import run_all
 
 
 def cold_run(study: str, workers: int) -> float:
     """Seconds for a cold ``run_all("ci")`` of ``study`` with ``workers`` processes."""
-    experiments = importlib.import_module(f"interp_repro.{study}.experiments")
     with tempfile.TemporaryDirectory() as cache:
         os.environ.update({CACHE_ENV: cache, WORKERS_ENV: str(workers), RECORD_ENV: f"{cache}/records.json"})
         start = time.perf_counter()
-        experiments.run_all("ci")
+        run_all("ci", study)
         return time.perf_counter() - start
 
 

@@ -10,5 +10,12 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-STUDIES = ("superposition", "modular_addition", "abstraction", "schur_rnn")
-"""Studies with a library and chapters, in book order."""
+
+def __getattr__(name: str):
+    """``STUDIES``: the studies' names in book order, read from the one registry
+    (:data:`interp_repro.studies.STUDIES`) when first asked for, so ``import interp_repro`` stays light."""
+    if name == "STUDIES":
+        from interp_repro.studies import STUDIES
+
+        return STUDIES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,6 @@ exit status 2; a claim that fails is exit status 1 (:data:`EXIT_STATUS`).
 """
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -23,7 +22,7 @@ from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
 from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
-from interp_repro.studies import fill_cache
+from interp_repro.studies import fill_cache, run_all
 
 DESCRIPTION = """\
 Run the four reproduced interpretability studies, execute the book's chapters, and report which of
@@ -149,8 +148,7 @@ def cmd_run(args) -> int:
     studies = STUDIES if args.study == "all" else (args.study,)
     with seed_offset(args.seed_offset):
         fill_cache(args.scale, studies)  # each study's jobs in a pool
-        values = {cid: v for study in studies for cid, v in
-                  importlib.import_module(f"interp_repro.{study}.experiments").run_all(args.scale).items()}
+        values = {cid: v for study in studies for cid, v in run_all(args.scale, study).items()}
     if args.seed_offset:  # other seeds than the book's: checked, not recorded
         claims = load_claims()
         outcomes = [Outcome(claims[cid], args.scale, v) for cid, v in values.items()]

@@ -1,4 +1,10 @@
-"""Every study's cached computations in one pool: what a whole book build computes first.
+"""The one registry of studies, and every study's cached computations in one pool: what a whole book
+build computes first.
+
+:data:`REGISTRY` names each study once, in book order, with its experiments module (imported for
+real, so a renamed or missing module fails at import, and a type checker holds each one to the
+:class:`Experiments` contract) and its cost rank. :data:`STUDIES` (the names, in book order, also
+``interp_repro.STUDIES``) and :data:`LONGEST_FIRST` are read from it.
 
 Each study's ``experiments.jobs(scale)`` lists the independent trainings and analyses its chapters
 read. Run in one pool before the pages execute, they keep every core busy until the last job, where
@@ -6,13 +12,56 @@ a chapter that trained in its own kernel, or a pool per study, would leave cores
 then only read the cache. Each study's cost is the sum of its jobs' seconds.
 """
 
-import importlib
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from interp_repro import STUDIES
+from interp_repro.abstraction import experiments as abstraction
 from interp_repro.core.parallel import Job, run_jobs
+from interp_repro.modular_addition import experiments as modular_addition
+from interp_repro.schur_rnn import experiments as schur_rnn
+from interp_repro.superposition import experiments as superposition
 
-LONGEST_FIRST = ("modular_addition", "schur_rnn", "superposition", "abstraction")
+
+class Experiments(Protocol):
+    """What a study's ``experiments`` module provides to the build and the command line."""
+
+    __name__: str
+
+    def jobs(self, scale: str) -> list[Job]:
+        """The independent cached computations the study's chapters read at ``scale``."""
+        ...
+
+    def run_all(self, scale: str) -> dict[str, Any]:
+        """Every claim of the study at ``scale``: claim id -> measured value."""
+        ...
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study: its ``experiments`` module and ``cost_rank``, 1 for the study whose jobs take longest
+    (``fill_cache`` submits the longest study's jobs first)."""
+
+    experiments: Experiments
+    cost_rank: int
+
+    @property
+    def name(self) -> str:
+        """The study's package name, e.g. ``modular_addition``."""
+        return self.experiments.__name__.split(".")[-2]
+
+
+REGISTRY: tuple[Study, ...] = (  # in book order
+    Study(superposition, cost_rank=3),
+    Study(modular_addition, cost_rank=1),
+    Study(abstraction, cost_rank=4),
+    Study(schur_rnn, cost_rank=2),
+)
+"""Every study with a library and chapters, in book order."""
+
+BY_NAME: dict[str, Study] = {study.name: study for study in REGISTRY}
+STUDIES: tuple[str, ...] = tuple(BY_NAME)
+"""Studies with a library and chapters, in book order."""
+LONGEST_FIRST: tuple[str, ...] = tuple(s.name for s in sorted(REGISTRY, key=lambda s: s.cost_rank))
 """The studies by the length of their jobs, longest first."""
 
 
@@ -23,10 +72,20 @@ def _check(studies: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(studies, key=LONGEST_FIRST.index))
 
 
+def experiments(study: str) -> Experiments:
+    """The experiments module of ``study``; a ``ValueError`` naming the choices for an unknown one."""
+    (study,) = _check((study,))
+    return BY_NAME[study].experiments
+
+
 def jobs(scale: str, study: str) -> list[Job]:
     """The jobs of ``study`` at ``scale``."""
-    (study,) = _check((study,))
-    return importlib.import_module(f"interp_repro.{study}.experiments").jobs(scale)
+    return experiments(study).jobs(scale)
+
+
+def run_all(scale: str, study: str) -> dict[str, Any]:
+    """Every claim of ``study`` at ``scale`` (``experiments.run_all``)."""
+    return experiments(study).run_all(scale)
 
 
 def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | None = None,

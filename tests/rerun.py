@@ -5,7 +5,6 @@ for the book build. The ``rerun`` fixture starts this script (``python tests/rer
 as the pool is done, so it runs beside the book build, whose pages execute on one core.
 """
 
-import importlib
 import os
 import sys
 
@@ -23,8 +22,10 @@ CHOSEN = {
 def main(cache: str) -> None:
     os.environ["INTERP_REPRO_CACHE"] = cache
     os.environ["INTERP_REPRO_QUIET"] = "1"
+    from interp_repro import studies  # after the settings above, as every study's modules load
+
     for study, chosen in CHOSEN.items():
-        jobs = importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")
+        jobs = studies.jobs("ci", study)
         run_jobs([jobs[i] for i in chosen], desc=f"{study} in this process", workers=1)
 
 

@@ -1,18 +1,34 @@
-"""Every study's jobs, study by study, for a whole build."""
+"""The registry of studies, and every study's jobs, study by study, for a whole build."""
 
-import importlib
+import sys
 
 import pytest
 
+import interp_repro
 from interp_repro import STUDIES
 from interp_repro.cli import build_parser
-from interp_repro.studies import LONGEST_FIRST, fill_cache, jobs
+from interp_repro.studies import LONGEST_FIRST, REGISTRY, experiments, fill_cache, jobs
+
+
+def test_the_registry_names_each_study_once_in_book_order():
+    assert STUDIES == interp_repro.STUDIES
+    assert STUDIES == ("superposition", "modular_addition", "abstraction", "schur_rnn")
+    assert [study.name for study in REGISTRY] == list(STUDIES)
+    assert sorted(study.cost_rank for study in REGISTRY) == list(range(1, len(REGISTRY) + 1))
+    assert LONGEST_FIRST == ("modular_addition", "schur_rnn", "superposition", "abstraction")
+    for study in REGISTRY:
+        assert study.experiments is sys.modules[f"interp_repro.{study.name}.experiments"]
+        assert callable(study.experiments.jobs) and callable(study.experiments.run_all)
+    with pytest.raises(AttributeError, match="STUDY"):
+        interp_repro.STUDY  # noqa: B018
 
 
 def test_jobs_are_the_studys_own():
-    assert sorted(LONGEST_FIRST) == sorted(STUDIES)
     for study in STUDIES:
-        assert jobs("ci", study) == importlib.import_module(f"interp_repro.{study}.experiments").jobs("ci")
+        assert jobs("ci", study) == experiments(study).jobs("ci")
+        assert jobs("ci", study) == sys.modules[f"interp_repro.{study}.experiments"].jobs("ci")
+    with pytest.raises(ValueError, match="unknown studies.*'clocks'"):
+        experiments("clocks")
 
 
 def test_an_unknown_study_is_named():
