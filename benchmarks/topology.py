@@ -1,4 +1,4 @@
-"""Persistent homology cost and landmark accuracy (interp_repro.topology).
+"""Persistent homology cost and landmark accuracy (interp_repro.modular_addition.topology).
 
 1. H2 Betti numbers of a 3,481-point cluster, the 59 x 59 grid (a, b) in Z_59^2 mapped to the flat torus
    (cos 2 pi a/59, sin 2 pi a/59, cos 2 pi b/59, sin 2 pi b/59) and to the rank-2 disc
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from interp_repro.benchmarks import comparison, write_result
-from interp_repro.topology import (
+from interp_repro.modular_addition.topology import (
     BAR_THRESHOLD,
     DEFAULT_LANDMARKS,
     alpha_persistence,

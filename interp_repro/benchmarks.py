@@ -8,14 +8,12 @@ folder every function here is given: the kept results of the last ``make bench``
 """
 
 import json
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from interp_repro.core.cache import library_fingerprint
+from interp_repro.core.machine import host
 
 BOOK_BUILDS = "book_builds.json"
 
@@ -40,26 +38,6 @@ def matmul_flops(n: int = 1024, repeats: int = 20) -> float:
     for _ in range(repeats):
         x @ w
     return 2 * n ** 3 * repeats / (time.perf_counter() - start)
-
-
-def cpu_model() -> str:
-    """The CPU's model name, from /proc/cpuinfo where there is one, else what ``platform`` says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def host() -> dict[str, Any]:
-    """The machine a result was measured on."""
-    import torch
-
-    return {"cpu": cpu_model(), "cores": os.cpu_count(),
-            "system": f"{platform.system()} {platform.release()}", "python": sys.version.split()[0],
-            "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
 
 
 def write_result(result: dict[str, Any], out: Path) -> None:

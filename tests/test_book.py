@@ -12,8 +12,8 @@ import yaml
 from chapters import ROOT, exercise_pages, study_chapters, toc_files
 
 from interp_repro import STUDIES, __version__
-from interp_repro.benchmarks import cpu_model
 from interp_repro.core.cache import dependency_versions, library_fingerprint
+from interp_repro.core.machine import cpu_model
 from interp_repro.reproduction.claims import load_claims
 
 pytestmark = pytest.mark.book

@@ -11,7 +11,7 @@ from chapters import ROOT
 from jupyter_cache.cache.main import JupyterCacheBase
 
 from interp_repro import STUDIES
-from interp_repro.core.cache import PACKAGE
+from interp_repro.core.cache import PACKAGE, study_sources
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import execution_cache  # noqa: E402
@@ -63,7 +63,8 @@ def fingerprints(root: Path) -> dict[str, str]:
     ("abstraction/plots.py", {"abstraction"}),              # a figure: its study's pages only
     ("schur_rnn/experiments.py", {"schur_rnn"}),             # results code: its study's pages only
     ("exercises/superposition.py", {"superposition"}),       # exercises: their study's pages
-    ("topology.py", {"modular_addition"}),                   # a shared module: the studies importing it
+    ("modular_addition/topology.py", {"modular_addition"}),  # a study's own module: its pages only
+    ("studies.py", set()),                                   # the registry: no study's code imports it
     ("core/scales.py", set(STUDIES)),                        # core: every study
     ("reproduction/claims.toml", set(STUDIES)),              # the claims every chapter records
 ])
@@ -74,3 +75,28 @@ def test_a_library_edit_re_executes_exactly_the_studies_that_run_it(package, edi
     execution_cache.page_fingerprint.cache_clear()
     after = fingerprints(package)
     assert {study for study in STUDIES if after[study] != before[study]} == changed
+
+
+@pytest.mark.parametrize(("statement", "reached"), [
+    ("from interp_repro import figures", "figures.py"),  # the form a regex over "interp_repro.x" missed
+    ("import interp_repro.figures", "figures.py"),
+    ("from interp_repro.reproduction import report", "reproduction/report.py"),
+    ("from interp_repro.reproduction.report import provenance", "reproduction/report.py"),
+    ("from ..reproduction import report", "reproduction/report.py"),  # relative, in a function
+])
+def test_the_fingerprint_follows_every_import_statement(package, statement, reached):
+    assert package / reached not in study_sources("superposition", package)
+    with (package / "superposition" / "model.py").open("a") as f:
+        f.write(f"\n\ndef _uses():\n    {statement}\n")
+    sources = study_sources("superposition", package)
+    assert package / reached in sources
+    if reached == "reproduction/report.py":  # and what that module imports in turn
+        assert package / "reproduction" / "claims.py" in sources
+    assert package / "modular_addition" / "topology.py" not in sources
+
+
+def test_an_import_by_name_at_run_time_is_refused(package):
+    with (package / "abstraction" / "plots.py").open("a") as f:
+        f.write("\nimport importlib\nimportlib.import_module('interp_repro.figures')\n")
+    with pytest.raises(ValueError, match=r"plots\.py:\d+ imports a module by name"):
+        study_sources("abstraction", package)

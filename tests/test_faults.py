@@ -20,9 +20,9 @@ from interp_repro.core import SCALES, ConfigError, cached
 from interp_repro.core.parallel import DASK_ENV, Job, run_jobs
 from interp_repro.modular_addition.data import split
 from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.modular_addition.topology import count_bars
 from interp_repro.reproduction.claims import load_claims
 from interp_repro.reproduction.records import load_records, record
-from interp_repro.topology import count_bars
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,12 @@
-"""Landmarks, persistence diagrams, Betti numbers and bottleneck distances (interp_repro.topology)."""
+"""Landmarks, persistence diagrams, Betti numbers and bottleneck distances
+(interp_repro.modular_addition.topology)."""
 
 import numpy as np
 import pytest
 from ripser import ripser
 from scipy.spatial.distance import cdist, pdist
 
-from interp_repro.topology import (
+from interp_repro.modular_addition.topology import (
     alpha_persistence,
     betti_numbers,
     bottleneck,

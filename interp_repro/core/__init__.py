@@ -1,5 +1,5 @@
 """What every study shares: scales, seeding, the results cache, progress, devices and threads, validation,
-PCA, trained units, interactive figures."""
+PCA, trained units, interactive figures; and the machine's description (``core.machine``)."""
 
 from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, default_device, select_device

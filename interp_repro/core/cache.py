@@ -16,6 +16,7 @@ worker can send them back), and :func:`probing` makes a missing entry raise :cla
 instead of being computed (so a caller can tell which jobs still have work to do).
 """
 
+import ast
 import dataclasses
 import hashlib
 import json
@@ -77,16 +78,62 @@ PACKAGE = Path(__file__).resolve().parents[1]
 """The installed ``interp_repro`` package folder."""
 
 
+def _imports(path: Path, root: Path) -> set[str]:
+    """The dotted names that the import statements of ``path`` (a module under ``root``) name under
+    ``interp_repro``, at any depth (a function's own imports too), relative imports resolved: for
+    ``from A import b``, both ``A`` and ``A.b`` (``b`` may be a submodule). A call of
+    ``importlib.import_module`` or ``__import__`` raises :class:`ValueError`: what it imports cannot be
+    read from the source, so the fingerprint would miss it."""
+    package = ["interp_repro", *path.relative_to(root).parent.parts]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package ``level - 1`` folders up
+                here = package[:len(package) + 1 - node.level]
+                base = ".".join([*here, base] if base else here)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))):
+            raise ValueError(f"{path}:{node.lineno} imports a module by name at run time: import it with an "
+                             "import statement, so the library fingerprint can follow it")
+    return {name for name in names if name.startswith("interp_repro.")}
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    """The file under ``root`` of the ``interp_repro`` module or package ``name``; None for a name
+    that is no module of the package (a function, a class, a constant)."""
+    path = root.joinpath(*name.split(".")[1:])
+    for candidate in (path / "__init__.py", path.with_name(path.name + ".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def study_sources(study: str | None = None, root: Path = PACKAGE) -> list[Path]:
     """The library modules under ``root`` that ``study``'s computations run: ``core/``, the study's
-    own subpackage and the top-level modules it imports (e.g. ``topology.py``); with no study, every
-    module."""
+    own subpackage, and every other module of the package that these import, followed through their
+    import statements (:func:`_imports`; after the studies' shared code moved into ``core/``, none);
+    with no study, every module.
+
+    The package's own ``__init__`` is not followed (it holds the version, which every fingerprint
+    includes, and reads ``STUDIES`` from the registry of every study)."""
     if study is None:
         return sorted(root.rglob("*.py"))
-    own = sorted((root / study).rglob("*.py"))
-    imported = {m for path in own for m in re.findall(r"interp_repro\.(\w+)", path.read_text())}
-    return sorted(root.glob("core/*.py")) + own + sorted(
-        root / f"{m}.py" for m in imported if (root / f"{m}.py").is_file())
+    core, own = sorted(root.glob("core/*.py")), sorted((root / study).rglob("*.py"))
+    seen, todo, imported = {*core, *own}, [*core, *own], set()
+    while todo:
+        for name in _imports(todo.pop(), root):
+            path = _module_file(name, root)
+            if path is not None and path not in seen:
+                seen.add(path)
+                imported.add(path)
+                todo.append(path)
+    return core + own + sorted(imported)
 
 
 def source_digest(files: list[Path], root: Path = PACKAGE) -> str:

@@ -1,9 +1,10 @@
 """Reference solutions to the modular-addition exercises (Moisescu-Pareja et al. 2025 on Zhong et al. 2023).
 
 Each function answers one exercise of ``book/modular_addition/exercises.md``; every measurement goes
-through :mod:`interp_repro.modular_addition.measures` and :mod:`interp_repro.topology`. The ``check_*``
-functions test a student's own code for the coding exercises against the library's reference
-(``measures.distance_irrelevance``, ``measures.linear_cka``), saying what is wrong without giving the answer.
+through :mod:`interp_repro.modular_addition.measures` and :mod:`interp_repro.modular_addition.topology`.
+The ``check_*`` functions test a student's own code for the coding exercises against the library's
+reference (``measures.distance_irrelevance``, ``measures.linear_cka``), saying what is wrong without giving
+the answer.
 """
 
 from collections.abc import Callable
@@ -24,8 +25,8 @@ from interp_repro.exercises.checking import attempt, close, number, passed, requ
 from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import ARCHITECTURES
+from interp_repro.modular_addition.topology import alpha_persistence, count_bars
 from interp_repro.modular_addition.train import train
-from interp_repro.topology import alpha_persistence, count_bars
 
 # --- 1. the theorem on synthetic clusters ----------------------------------------------------------
 

@@ -2,5 +2,7 @@
 networks. Modules: ``data`` (the task and its splits), ``model`` (the networks, batched over
 instances), ``train`` (full-batch training), ``measures`` (the papers' definitions: key frequencies,
 clusters, reference manifolds, CKA, phase alignment, Zhong's metrics, the per-network analysis and
-the statistics over networks), ``experiments`` (configs, cached runs, claims) and ``plots``.
+the statistics over networks), ``topology`` (persistent homology of point clouds: landmarks, Rips,
+alpha and full-cloud diagrams, Betti numbers, bottleneck distances), ``zhong`` (Zhong et al.'s released
+networks), ``experiments`` (configs, cached runs, claims) and ``plots``.
 """

@@ -30,8 +30,13 @@ from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
+from interp_repro.modular_addition.topology import (
+    alpha_persistence,
+    count_bars,
+    full_rips_persistence,
+    persistence,
+)
 from interp_repro.modular_addition.train import train
-from interp_repro.topology import alpha_persistence, count_bars, full_rips_persistence, persistence
 
 Arrays = dict[str, np.ndarray]
 
@@ -345,7 +350,7 @@ def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, lis
 def run_cluster_view(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
     """The largest cluster of one network as the manifolds chapter draws it (cached): its 2-D UMAP
     embedding (``umap``, seed 0) and its persistence diagrams on ``cfg.n_landmarks`` landmarks
-    (``h0``, ``h1``, ``h2``: :func:`interp_repro.topology.persistence`)."""
+    (``h0``, ``h1``, ``h2``: :func:`interp_repro.modular_addition.topology.persistence`)."""
     def compute() -> Arrays:
         unit = _unit(cfg, spec)
         cloud = measures.largest_cluster(trained_model(unit), unit.measured)

@@ -35,7 +35,7 @@ from interp_repro.core import (
 from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.data import all_pairs, check_modulus
 from interp_repro.modular_addition.model import ModAddNet
-from interp_repro.topology import betti_numbers, bottleneck, persistence
+from interp_repro.modular_addition.topology import betti_numbers, bottleneck, persistence
 
 Arrays = dict[str, np.ndarray]
 

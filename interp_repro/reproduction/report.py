@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from interp_repro.core.cache import dependency_versions, library_fingerprint
+from interp_repro.core.machine import host
 from interp_repro.core.scales import check_scale
 from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
 from interp_repro.reproduction.records import load_records, record
@@ -239,7 +240,6 @@ def provenance(lock: Path | None = None) -> str:
     (the key of its cached results), the numerical libraries, the lock file the environment was
     installed from (its SHA-256, when ``lock`` exists) and the machine."""
     from interp_repro import STUDIES, __version__
-    from interp_repro.benchmarks import host
 
     machine = host()
     prints = ", ".join(f"{study} `{library_fingerprint(study)}`" for study in STUDIES)
