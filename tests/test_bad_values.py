@@ -129,7 +129,8 @@ MEASURES = {
     "schur_rnn.fvu": lambda bad: sm.fvu(_poison(VALUES8, bad), VALUES8),
     "schur_rnn.split_interval": lambda bad: sm.split_interval(_poison(np.eye(3), bad), 0.9),
     "modular_addition.linear_cka": lambda bad: ma.linear_cka(_poison(VALUES8, bad), VALUES8),
-    "modular_addition.mmd": lambda bad: ma.mmd(_poison(VALUES8, bad), VALUES8, 1.0),
+    "modular_addition.mmd_permutation_test": lambda bad: ma.mmd_permutation_test(
+        _poison(VALUES8, bad), VALUES8, 1.0, n_permutations=5),
 }
 
 

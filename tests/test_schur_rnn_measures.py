@@ -19,8 +19,6 @@ from interp_repro.schur_rnn.measures import (
     SchurReorderError,
     ablate,
     ablate_T,
-    block_moduli,
-    coupling_norm,
     delta_fvu,
     fvu,
     ordered_real_schur,
@@ -36,6 +34,23 @@ from interp_repro.schur_rnn.train import masked_mse
 N = 72
 KINDS = ("gaussian", "uniform", "orthogonal", "normal")
 SUBSETS = [set(c) for k in range(4) for c in itertools.combinations(ABLATION_BLOCKS, k)]
+
+
+def block_moduli(T) -> np.ndarray:
+    """|lambda| of each diagonal block of T, top to bottom: |t| for a 1x1 block, sqrt(|det|) for a 2x2 one."""
+    def modulus(s, k):
+        return abs(T[s, s]) if k == 1 else np.sqrt(abs(T[s, s] * T[s + 1, s + 1] - T[s, s + 1] * T[s + 1, s]))
+
+    return np.array([modulus(s, k) for s, k in schur_blocks(T)])
+
+
+def coupling_norm(T) -> float:
+    """||N||_F / ||T||_F: the share of T off its diagonal blocks; 0 for T = 0."""
+    blocks = np.zeros_like(T)
+    for s, k in schur_blocks(T):
+        blocks[s:s + k, s:s + k] = T[s:s + k, s:s + k]
+    total = np.linalg.norm(T)
+    return 0.0 if total == 0 else float(np.linalg.norm(T - blocks) / total)
 
 
 def orthogonal(n: int, rng: np.random.Generator) -> np.ndarray:

@@ -47,6 +47,7 @@ from interp_repro.abstraction.measures import (
 from interp_repro.abstraction.model import ACTIVATIONS, LEAKY_SLOPE, block_hidden, block_representations
 from interp_repro.abstraction.train import train_deep_linear, train_gelu_net, train_linear, train_nonlinear
 from interp_repro.core import (
+    Arrays,
     cached,
     check_choices,
     check_nonnegative,
@@ -58,8 +59,6 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
-
-Arrays = dict[str, np.ndarray]
 
 
 def _stored(kind: str, name: str) -> str:

@@ -79,18 +79,6 @@ def _concept(concept: str) -> tuple[int, int, int, int]:
 
 # --- spectra and scores -----------------------------------------------------------------------------
 
-def walsh_spectrum(K) -> np.ndarray:
-    """(lambda_G, lambda_S, lambda_C, lambda_SC) of class kernel(s) K (..., 4, 4), shape (..., 4).
-
-    With d, p, r, u the entries for same class, same shape only, same colour only and neither,
-    lambda_G = d+p+r+u, lambda_S = d+p-r-u, lambda_C = d-p+r-u, lambda_SC = d-p-r+u (Yang, Saxe,
-    Latham 2026). For a kernel without 2FS these are the Rayleigh quotients h^T K h of the Walsh
-    vectors, i.e. the same formulas with d, p, r, u averaged over their entries.
-    """
-    K = _as_kernel(K)
-    return np.einsum("ki,...ij,kj->...k", WALSH_BASIS, K, WALSH_BASIS)
-
-
 def kernel_from_spectrum(lambdas) -> np.ndarray:
     """The 2FS class kernel H^T diag(lambda) H with Walsh eigenvalues ``lambdas`` (..., 4) (derived)."""
     lam = np.asarray(lambdas, dtype=np.float64)
@@ -120,12 +108,6 @@ def class_means(Z, labels) -> np.ndarray:
         missing = [CLASSES[i] for i in np.flatnonzero(counts == 0)]
         raise ValueError(f"every class needs at least one sample; none for (s, c) in {missing}")
     return (member / counts[:, None]) @ Z
-
-
-def class_kernel(Z, labels) -> np.ndarray:
-    """Class-mean kernel K_ab = <mean_a, mean_b> of representations Z (..., N, d), shape (..., 4, 4)."""
-    M = class_means(Z, labels)
-    return M @ np.swapaxes(M, -1, -2)
 
 
 def _cosine(dot, n1, n2) -> np.ndarray:
@@ -183,20 +165,6 @@ def ridge_loss(Q, sigma_y, lam: float) -> np.ndarray:
     Q = np.asarray(Q, dtype=np.float64)
     eye = np.eye(Q.shape[-1])
     return lam / 2 * np.trace(np.asarray(sigma_y) @ np.linalg.inv(Q + lam * eye), axis1=-2, axis2=-1)
-
-
-def kernel_flow(Q, sigma_x, sigma_y, lam: float) -> np.ndarray:
-    """dQ/dt = lambda (Sigma_x M Q + Q M Sigma_x), M = (Q + lambda)^-1 Sigma_y (Q + lambda)^-1 (derived)."""
-    Q = np.asarray(Q, dtype=np.float64)
-    inv = np.linalg.inv(Q + lam * np.eye(Q.shape[-1]))
-    M = inv @ np.asarray(sigma_y) @ inv
-    return lam * (sigma_x @ M @ Q + Q @ M @ sigma_x)
-
-
-def mode_rate(q, x, y, lam) -> np.ndarray:
-    """dq/dt = 2 lambda x y q / (q + lambda)^2 for one 2FS mode (derived)."""
-    q = np.asarray(q, dtype=np.float64)
-    return 2 * lam * x * y * q / (q + lam) ** 2
 
 
 def _nonneg_array(name: str, value) -> np.ndarray:

@@ -9,7 +9,7 @@ from interp_repro.core.pca import pca_projection, pca_variance
 from interp_repro.core.progress import progress
 from interp_repro.core.scales import SCALES, check_scale, default_scale
 from interp_repro.core.seeding import numpy_rng, torch_generator
-from interp_repro.core.units import Unit
+from interp_repro.core.units import Arrays, Unit
 from interp_repro.core.validate import (
     check_choices,
     check_finite,
@@ -26,6 +26,7 @@ from interp_repro.core.validate import (
 
 __all__ = [
     "SCALES",
+    "Arrays",
     "ConfigError",
     "Interactive",
     "Unit",

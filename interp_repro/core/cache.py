@@ -38,6 +38,7 @@ import numpy as np
 
 from interp_repro.core.device import cpu_threads
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.units import Arrays
 from interp_repro.core.validate import check_writable_dir, env_path
 
 CACHE_ENV = "INTERP_REPRO_CACHE"
@@ -47,7 +48,6 @@ CORRUPT = (ValueError, KeyError, EOFError, zipfile.BadZipFile)
 """What reading a damaged entry raises (an ``OSError`` is a problem of access, not of the entry)."""
 log = logging.getLogger(__name__)
 
-Arrays = dict[str, np.ndarray]
 _state = threading.local()  # per thread: a Dask worker may run several jobs at once
 
 

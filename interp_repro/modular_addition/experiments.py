@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from interp_repro.core import (
+    Arrays,
     Unit,
     cached,
     check_choices,
@@ -37,8 +38,6 @@ from interp_repro.modular_addition.topology import (
     persistence,
 )
 from interp_repro.modular_addition.train import train
-
-Arrays = dict[str, np.ndarray]
 
 ARCHITECTURES = {"uniform": ("attention", 0.0), "learnable": ("attention", 1.0),
                  "mlp_add": ("mlp_add", 1.0), "mlp_concat": ("mlp_concat", 1.0)}

@@ -23,6 +23,7 @@ from scipy.spatial.distance import cdist
 from scipy.stats import mannwhitneyu
 
 from interp_repro.core import (
+    Arrays,
     Unit,
     check_choices,
     check_finite,
@@ -36,8 +37,6 @@ from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.data import all_pairs, check_modulus
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.topology import betti_numbers, bottleneck, persistence
-
-Arrays = dict[str, np.ndarray]
 
 REFERENCES = ("disc", "torus", "circle")
 """The theorem's reference manifolds (§4), in the order of the CKA columns of :func:`analyse`."""
@@ -387,17 +386,12 @@ def _mmd_of_splits(kernel: np.ndarray, in_x: np.ndarray, n: int) -> np.ndarray:
     return s_xx / (n * (n - 1)) + s_yy / (m * (m - 1)) - 2 * s_xy / (n * m)
 
 
-def mmd(x, y, bandwidth: float) -> float:
-    """Unbiased squared MMD (Gretton et al. 2012) between samples x (n, d) and y (m, d) with the
-    Gaussian kernel exp(-||u - v||^2 / (2 bandwidth^2)); can be slightly negative (used to compare PAD
-    samples, the paper, §5)."""
-    kernel, n = _mmd_inputs(x, y, bandwidth)
-    return float(_mmd_of_splits(kernel, (np.arange(kernel.shape[0]) < n)[None].astype(np.float64), n)[0])
-
-
 def mmd_permutation_test(x, y, bandwidth: float, n_permutations: int = 1000,
                          seed: int = 0) -> tuple[float, float]:
-    """(MMD^2, p-value) of a permutation test of "x and y come from one distribution" (the paper, §5):
+    """(MMD^2, p-value) of a permutation test of "x and y come from one distribution" (the paper, §5).
+
+    MMD^2 is the unbiased squared MMD (Gretton et al. 2012) between samples x (n, d) and y (m, d) with
+    the Gaussian kernel exp(-||u - v||^2 / (2 bandwidth^2)); it can be slightly negative. For the p-value,
     the pooled samples are split at random ``n_permutations`` times (``numpy_rng(seed)``) and
     p = (1 + #{permuted MMD^2 >= observed}) / (1 + n_permutations). Memory grows as
     n_permutations * (n + m)."""

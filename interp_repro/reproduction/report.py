@@ -125,14 +125,6 @@ def report_rows(outcomes: list[Outcome]) -> list[tuple[str, ...]]:
              o.guard, o.result) for o in outcomes]
 
 
-def report_frame(scale: str, records: dict | None = None):
-    """The reproduction table as a pandas DataFrame."""
-    import pandas as pd
-
-    rows = report_rows(check_records(scale, records))
-    return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
-
-
 def claim_pages(book: Path) -> dict[str, str]:
     """Each claim's chapter, as a path relative to ``book`` without suffix: the first chapter whose
     text names the claim (it glues the value), else the one naming a claim of the same study whose id

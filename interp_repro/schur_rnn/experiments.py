@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from interp_repro.core import (
+    Arrays,
     Unit,
     cached,
     check_choices,
@@ -43,8 +44,6 @@ from interp_repro.schur_rnn.measures import (
 from interp_repro.schur_rnn.model import CONSTRUCTIONS
 from interp_repro.schur_rnn.tasks import TASKS
 from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
-
-Arrays = dict[str, np.ndarray]
 
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
 """Mean replay accuracy per subset (order of ``measures.SUBSETS``), dense orthogonal N_h = 72

@@ -20,6 +20,7 @@ import torch
 from scipy.linalg import lapack
 
 from interp_repro.core import (
+    Arrays,
     check_finite,
     check_fraction,
     check_nonnegative,
@@ -29,8 +30,6 @@ from interp_repro.core import (
 )
 from interp_repro.schur_rnn.model import rollout
 from interp_repro.schur_rnn.tasks import make_batch
-
-Arrays = dict[str, np.ndarray]
 
 ABLATION_BLOCKS = ("RR", "CR", "CC")
 """The parts of N an ablation can remove: N_RR, T_{C->R} (rows R, columns C) and N_CC (§3)."""
@@ -108,13 +107,6 @@ def schur_blocks(T) -> list[tuple[int, int]]:
         raise ValueError(f"T must have 1x1 and 2x2 diagonal blocks only, but T[{i + 1}, {i}] and "
                          f"T[{i + 2}, {i + 1}] are both nonzero")
     return [(int(s), int(k)) for s, k in zip(*_structure(T), strict=True)]
-
-
-def block_moduli(T) -> np.ndarray:
-    """|lambda| of each diagonal block of ``T`` (one value per block, 2x2 blocks once)."""
-    T = _as_square(T, "T")
-    starts, sizes = np.array(schur_blocks(T)).T
-    return _moduli(T, starts, sizes)
 
 
 def _move_block(T: np.ndarray, Q: np.ndarray, starts: np.ndarray, moduli: np.ndarray, k: int) -> None:
@@ -259,17 +251,6 @@ def ablate(W, blocks: Iterable[str], alpha: float = 0.9) -> np.ndarray:
     chosen = _check_blocks(blocks)
     Q, T = ordered_real_schur(W)
     return Q @ ablate_T(T, split_indices(T, alpha), chosen) @ Q.T
-
-
-def coupling_norm(T) -> float:
-    """||N||_F / ||T||_F: the share of T off its diagonal blocks (ours); ~0 for a normal W such as
-    a Cayley matrix, 0 for T = 0."""
-    T = _as_square(T, "T")
-    total = np.linalg.norm(T)
-    if total == 0:
-        return 0.0
-    starts, sizes = np.array(schur_blocks(T)).T
-    return float(np.linalg.norm(T[_coupling_mask(starts, sizes)]) / total)
 
 
 def schur_mass_removed(T, T_ablated) -> float:
