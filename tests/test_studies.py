@@ -7,6 +7,7 @@ import pytest
 import interp_repro
 from interp_repro import STUDIES
 from interp_repro.cli import build_parser
+from interp_repro.core.cache import PACKAGE, study_sources
 from interp_repro.studies import LONGEST_FIRST, REGISTRY, experiments, fill_cache, jobs
 
 
@@ -21,6 +22,14 @@ def test_the_registry_names_each_study_once_in_book_order():
         assert callable(study.experiments.jobs) and callable(study.experiments.run_all)
     with pytest.raises(AttributeError, match="STUDY"):
         interp_repro.STUDY  # noqa: B018
+
+
+def test_the_studies_stand_side_by_side():
+    """Every study's code imports only ``core`` and itself: no study reaches a top-level module (or
+    another study) that the others do not."""
+    for study in STUDIES:
+        reached = {path.relative_to(PACKAGE).parts[0] for path in study_sources(study)}
+        assert reached == {"core", study}, study
 
 
 def test_jobs_are_the_studys_own():

@@ -81,12 +81,21 @@ PACKAGE = Path(__file__).resolve().parents[1]
 def _imports(path: Path, root: Path) -> set[str]:
     """The dotted names that the import statements of ``path`` (a module under ``root``) name under
     ``interp_repro``, at any depth (a function's own imports too), relative imports resolved: for
-    ``from A import b``, both ``A`` and ``A.b`` (``b`` may be a submodule). A call of
-    ``importlib.import_module`` or ``__import__`` raises :class:`ValueError`: what it imports cannot be
-    read from the source, so the fingerprint would miss it."""
+    ``from A import b``, both ``A`` and ``A.b`` (``b`` may be a submodule). Importing ``importlib``
+    itself (its submodules, such as ``importlib.metadata``, are fine) or calling ``__import__`` raises
+    :class:`ValueError`: a module loaded by a name computed at run time cannot be read from the
+    source, so the fingerprint would miss it."""
     package = ["interp_repro", *path.relative_to(root).parent.parts]
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        by_name = (isinstance(node, ast.Import) and any(alias.name == "importlib" for alias in node.names)
+                   or isinstance(node, ast.ImportFrom) and node.module == "importlib" and not node.level
+                   or isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                   and node.func.id == "__import__")
+        if by_name:
+            raise ValueError(f"{path}:{node.lineno} may load a module by a name computed at run time "
+                             "(importlib, __import__): import it with an import statement, so the library "
+                             "fingerprint can follow it")
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -96,11 +105,6 @@ def _imports(path: Path, root: Path) -> set[str]:
                 base = ".".join([*here, base] if base else here)
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Call) and (
-                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))):
-            raise ValueError(f"{path}:{node.lineno} imports a module by name at run time: import it with an "
-                             "import statement, so the library fingerprint can follow it")
     return {name for name in names if name.startswith("interp_repro.")}
 
 
@@ -117,7 +121,7 @@ def _module_file(name: str, root: Path) -> Path | None:
 def study_sources(study: str | None = None, root: Path = PACKAGE) -> list[Path]:
     """The library modules under ``root`` that ``study``'s computations run: ``core/``, the study's
     own subpackage, and every other module of the package that these import, followed through their
-    import statements (:func:`_imports`; after the studies' shared code moved into ``core/``, none);
+    import statements (:func:`_imports`; today none: every study imports only ``core`` and itself);
     with no study, every module.
 
     The package's own ``__init__`` is not followed (it holds the version, which every fingerprint
