@@ -1,10 +1,11 @@
 """The one registry of studies, and every study's cached computations in one pool: what a whole book
 build computes first.
 
-:data:`REGISTRY` names each study once, in book order, with its experiments module (imported for
-real, so a renamed or missing module fails at import, and a type checker holds each one to the
-:class:`Experiments` contract) and its cost rank. :data:`STUDIES` (the names, in book order, also
-``interp_repro.STUDIES``) and :data:`LONGEST_FIRST` are read from it.
+:data:`REGISTRY` names each study once, in book order, with its cost rank and its experiments module,
+reached by an import statement (so a renamed or missing module fails, and a type checker holds each
+one to the :class:`Experiments` contract). The import runs when the module is first asked for, so
+reading the names (:data:`STUDIES`, also ``interp_repro.STUDIES``) or :data:`LONGEST_FIRST` loads no
+study.
 
 Each study's ``experiments.jobs(scale)`` lists the independent trainings and analyses its chapters
 read. Run in one pool before the pages execute, they keep every core busy until the last job, where
@@ -12,14 +13,12 @@ a chapter that trained in its own kernel, or a pool per study, would leave cores
 then only read the cache. Each study's cost is the sum of its jobs' seconds.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from interp_repro.abstraction import experiments as abstraction
-from interp_repro.core.parallel import Job, run_jobs
-from interp_repro.modular_addition import experiments as modular_addition
-from interp_repro.schur_rnn import experiments as schur_rnn
-from interp_repro.superposition import experiments as superposition
+if TYPE_CHECKING:
+    from interp_repro.core.parallel import Job
 
 
 class Experiments(Protocol):
@@ -27,7 +26,7 @@ class Experiments(Protocol):
 
     __name__: str
 
-    def jobs(self, scale: str) -> list[Job]:
+    def jobs(self, scale: str) -> "list[Job]":
         """The independent cached computations the study's chapters read at ``scale``."""
         ...
 
@@ -36,25 +35,46 @@ class Experiments(Protocol):
         ...
 
 
+def _superposition() -> Experiments:
+    from interp_repro.superposition import experiments
+    return experiments
+
+
+def _modular_addition() -> Experiments:
+    from interp_repro.modular_addition import experiments
+    return experiments
+
+
+def _abstraction() -> Experiments:
+    from interp_repro.abstraction import experiments
+    return experiments
+
+
+def _schur_rnn() -> Experiments:
+    from interp_repro.schur_rnn import experiments
+    return experiments
+
+
 @dataclass(frozen=True)
 class Study:
-    """One study: its ``experiments`` module and ``cost_rank``, 1 for the study whose jobs take longest
-    (``fill_cache`` submits the longest study's jobs first)."""
+    """One study: its package ``name``, its ``cost_rank`` (1 for the study whose jobs take longest:
+    ``fill_cache`` submits the longest study's jobs first) and the import of its experiments module."""
 
-    experiments: Experiments
+    name: str
     cost_rank: int
+    load: Callable[[], Experiments]
 
     @property
-    def name(self) -> str:
-        """The study's package name, e.g. ``modular_addition``."""
-        return self.experiments.__name__.split(".")[-2]
+    def experiments(self) -> Experiments:
+        """The study's ``experiments`` module, imported on first use."""
+        return self.load()
 
 
 REGISTRY: tuple[Study, ...] = (  # in book order
-    Study(superposition, cost_rank=3),
-    Study(modular_addition, cost_rank=1),
-    Study(abstraction, cost_rank=4),
-    Study(schur_rnn, cost_rank=2),
+    Study("superposition", cost_rank=3, load=_superposition),
+    Study("modular_addition", cost_rank=1, load=_modular_addition),
+    Study("abstraction", cost_rank=4, load=_abstraction),
+    Study("schur_rnn", cost_rank=2, load=_schur_rnn),
 )
 """Every study with a library and chapters, in book order."""
 
@@ -78,7 +98,7 @@ def experiments(study: str) -> Experiments:
     return BY_NAME[study].experiments
 
 
-def jobs(scale: str, study: str) -> list[Job]:
+def jobs(scale: str, study: str) -> "list[Job]":
     """The jobs of ``study`` at ``scale``."""
     return experiments(study).jobs(scale)
 
@@ -95,6 +115,8 @@ def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | No
     study's jobs first. Returns per study its number of jobs, how many of them computed something
     (0: everything was cached), the seconds they took, summed over its jobs (on one worker each), and
     ``by_function``: those seconds per job function (the experiment), largest first."""
+    from interp_repro.core.parallel import run_jobs
+
     chosen = _check(studies)
     todo = {study: jobs(scale, study) for study in chosen}
     seconds = iter(run_jobs([job for study in chosen for job in todo[study]],

@@ -8,6 +8,7 @@ as the pool is done, so it runs beside the book build, whose pages execute on on
 import os
 import sys
 
+from interp_repro import studies
 from interp_repro.core.parallel import run_jobs
 
 CHOSEN = {
@@ -22,8 +23,6 @@ CHOSEN = {
 def main(cache: str) -> None:
     os.environ["INTERP_REPRO_CACHE"] = cache
     os.environ["INTERP_REPRO_QUIET"] = "1"
-    from interp_repro import studies  # after the settings above, as every study's modules load
-
     for study, chosen in CHOSEN.items():
         jobs = studies.jobs("ci", study)
         run_jobs([jobs[i] for i in chosen], desc=f"{study} in this process", workers=1)

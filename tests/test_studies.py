@@ -1,5 +1,6 @@
 """The registry of studies, and every study's jobs, study by study, for a whole build."""
 
+import subprocess
 import sys
 
 import pytest
@@ -18,10 +19,18 @@ def test_the_registry_names_each_study_once_in_book_order():
     assert sorted(study.cost_rank for study in REGISTRY) == list(range(1, len(REGISTRY) + 1))
     assert LONGEST_FIRST == ("modular_addition", "schur_rnn", "superposition", "abstraction")
     for study in REGISTRY:
-        assert study.experiments is sys.modules[f"interp_repro.{study.name}.experiments"]
+        assert study.experiments.__name__ == f"interp_repro.{study.name}.experiments"
+        assert study.experiments is sys.modules[study.experiments.__name__]
         assert callable(study.experiments.jobs) and callable(study.experiments.run_all)
     with pytest.raises(AttributeError, match="STUDY"):
         interp_repro.STUDY  # noqa: B018
+
+
+def test_reading_the_names_loads_no_study():
+    code = ("import sys; from interp_repro import STUDIES; from interp_repro.studies import LONGEST_FIRST; "
+            "assert len(STUDIES) == len(LONGEST_FIRST) == 4; "
+            "assert not [m for m in sys.modules if m.endswith('.experiments') or m == 'torch'], sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=PACKAGE.parent)
 
 
 def test_the_studies_stand_side_by_side():
