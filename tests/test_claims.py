@@ -25,6 +25,7 @@ from interp_repro.reproduction.report import (
     claim_pages,
     report_rows,
     status_summary,
+    status_totals,
 )
 
 CID = "superposition.toy"
@@ -339,6 +340,9 @@ def test_status_summary_counts_every_claim_once_by_kind_and_measured_status(toy_
     assert table.loc["superposition", ("reproduction", "differs")] == 1
     assert table.loc["superposition", ("sanity", NOT_CHECKED)] == 1
     assert table.to_numpy().sum() == 2
+    totals = status_totals(table)
+    assert totals["reproduction"] == {"reproduced": 0, "differs": 1, "not run": 0, "not checked": 0, "all": 1}
+    assert totals["sanity"]["not checked"] == 1 and totals["seed"]["all"] == 0
 
 
 def test_every_claim_links_to_a_chapter_of_its_study():

@@ -20,6 +20,7 @@ from interp_repro.modular_addition.measures import (
     distance_irrelevance,
     distance_test,
     embedding_spectrum,
+    first_step_at,
     key_frequencies,
     linear_cka,
     logit_cloud,
@@ -517,6 +518,7 @@ def test_distance_test_relabels_whole_networks():
                            "learnable": _nets([0.50, 0.51, 0.52, 0.53])})
     assert apart["labellings"] == 70  # C(8, 4): every labelling of 8 networks into 4 and 4
     assert apart["p"] == pytest.approx(2 / 70)  # ours and its mirror image are the most extreme
+    assert apart["smallest_p"] == pytest.approx(2 / 70) and apart["networks"] == 4
     assert apart["within"].size == 12 and apart["across"].size == 16
     assert apart["mean_across"] == pytest.approx(apart["across"].mean())
     assert apart["across"].min() > apart["within"].max()
@@ -525,6 +527,7 @@ def test_distance_test_relabels_whole_networks():
     sampled = distance_test({"uniform": _nets([0.10, 0.11, 0.12, 0.13]),
                              "learnable": _nets([0.50, 0.51, 0.52, 0.53])}, n_permutations=50, seed=3)
     assert sampled["labellings"] == 50 and sampled["p"] < 0.2
+    assert sampled["smallest_p"] == pytest.approx(1 / 51)
 
 
 def test_distance_test_needs_two_networks_of_each_architecture():
@@ -579,6 +582,15 @@ def test_settled_at_is_where_a_curve_stays_near_its_end():
         settled_at(lengths, [0.1] * 4, 0.0)
     with pytest.raises(ValueError, match="finite"):  # a NaN is never 'off' by any comparison
         settled_at(lengths, [0.5, np.nan, 0.5, 0.5], 0.05)
+
+
+def test_first_step_at_reads_the_first_logged_step_at_the_level():
+    curves = {"steps": np.array([0, 100, 200, 300]), "test_acc": np.array([0.1, 0.99, 1.0, 1.0])}
+    assert first_step_at(curves) == 200
+    assert first_step_at(curves, level=0.95) == 100
+    assert first_step_at({"steps": np.array([0, 100]), "test_acc": np.array([0.1, 0.5])}) is None
+    with pytest.raises(ValueError, match="level"):
+        first_step_at(curves, level=1.5)
 
 
 def test_algorithm_is_zhongs_nearest():

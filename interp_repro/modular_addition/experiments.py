@@ -576,6 +576,149 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     return out
 
 
+# ------------------------------------------------------------------ the chapters' tables
+# Rows keyed by architecture name; the chapters label and display them.
+
+Networks = dict[str, list[Unit[TrainSpec]]]
+"""Architecture -> one analysed network per seed, as :func:`run_networks` returns them."""
+
+NETWORK_METRICS = {"gradient symmetricity": "gradient_symmetricity",
+                   "distance irrelevance": "distance_irrelevance",
+                   "distance irrelevance (top incorrect)": "distance_irrelevance_top_incorrect"}
+"""Zhong's two metrics per network, distance irrelevance both ways: label -> key of ``measures.analyse``."""
+
+
+def training_table(res: Networks) -> list[dict[str, Any]]:
+    """Per architecture: its networks, their lowest final test accuracy and the median first step at
+    100% test accuracy (``measures.first_step_at``; NaN when a network never gets there)."""
+    rows = []
+    for arch, nets in res.items():
+        steps = [measures.first_step_at(n.trained) for n in nets]
+        rows.append({"architecture": arch, "networks": len(nets),
+                     "final test accuracy (min)": float(min(n.trained["test_acc"][-1] for n in nets)),
+                     "first step at 100% test (median)": float(np.median(
+                         [np.nan if step is None else step for step in steps]))})
+    return rows
+
+
+def metric_spread(res: Networks) -> list[dict[str, Any]]:
+    """Per architecture and metric of :data:`NETWORK_METRICS`: the median, least and largest value
+    over its networks."""
+    rows = []
+    for arch, nets in res.items():
+        for label, key in NETWORK_METRICS.items():
+            values = [float(n.measured[key]) for n in nets]
+            rows.append({"architecture": arch, "measure": label, "median": float(np.median(values)),
+                         "min": min(values), "max": max(values)})
+    return rows
+
+
+def algorithm_shares(res: Networks) -> dict[str, dict[str, float]]:
+    """Architecture -> the share of its networks nearest each of Zhong's two examples
+    (``measures.algorithm``, distance irrelevance by the correct logit)."""
+    out = {}
+    for arch, nets in res.items():
+        nearest = [measures.algorithm(float(n.measured["gradient_symmetricity"]),
+                                      float(n.measured["distance_irrelevance"])) for n in nets]
+        out[arch] = {name: nearest.count(name) / len(nets) for name in measures.ZHONG_ALGORITHMS}
+    return out
+
+
+def length_report(summary: dict[str, np.ndarray], lengths: tuple[int, ...], budget: int) -> dict[str, Any]:
+    """What the training-length runs (:func:`length_summary`) show for a scale's ``budget`` of steps:
+    ``settled``, :func:`settling`; ``settled_by_budget`` of ``curves`` (architecture by measure), how
+    many have settled by the budget; ``final``, architecture -> measure -> median over seeds at the
+    longest length; ``moves``, :func:`length_moves`."""
+    settled = settling(summary, lengths)
+    return {"settled": settled,
+            "settled_by_budget": sum(step <= budget for steps in settled.values() for step in steps),
+            "curves": sum(len(steps) for steps in settled.values()),
+            "final": {arch: dict(zip(measures.NETWORK_SUMMARY, map(float, np.median(values[:, -1], axis=0)),
+                                     strict=True)) for arch, values in summary.items()},
+            "moves": length_moves(summary)}
+
+
+def cluster_table(res: Networks) -> list[dict[str, Any]]:
+    """Per architecture: the median number of analysed clusters per network, the median size of
+    each network's largest cluster, and the median simple-neuron R^2 over all their neurons."""
+    return [{"architecture": arch,
+             "clusters (median)": float(np.median([n.measured["n_clusters"] for n in nets])),
+             "largest cluster (median neurons)": float(np.median(
+                 [n.measured["cluster_sizes"][0] for n in nets])),
+             "simple-neuron R² (median)": float(np.median(np.concatenate([n.measured["r2"] for n in nets])))}
+            for arch, nets in res.items()]
+
+
+def manifold_table(res: Networks) -> list[dict[str, Any]]:
+    """Per architecture, over the analysed clusters of all its networks: the median share of variance
+    in the top 2 and top 4 principal components, and the mean CKA with each reference manifold."""
+    def shares(nets: list[Unit[TrainSpec]], k: int) -> float:
+        return float(np.median([pc[:k].sum() for n in nets for pc in n.measured["pca"]]))
+
+    return [{"architecture": arch, "top-2 PCA share (median)": shares(nets, 2),
+             "top-4 PCA share (median)": shares(nets, 4),
+             **{f"CKA with {r} (mean)": measures.mean_cka(nets, r) for r in measures.REFERENCES}}
+            for arch, nets in res.items()]
+
+
+def logit_table(res: Networks) -> dict[str, dict[str, float]]:
+    """``measures.logit_summary`` per architecture, and over every network (key ``"all"``)."""
+    every = [u for nets in res.values() for u in nets]
+    by_arch = {arch: measures.logit_summary(nets) for arch, nets in res.items()}
+    return by_arch | {"all": measures.logit_summary(every)}
+
+
+def largest_clusters(res: Networks) -> dict[str, np.ndarray]:
+    """Architecture -> the largest cluster's activation cloud of its first network
+    (``measures.largest_cluster``)."""
+    return {arch: measures.largest_cluster(trained_model(nets[0]), nets[0].measured)
+            for arch, nets in res.items()}
+
+
+def run_cluster_views(cfg: ModAddConfig, res: Networks) -> dict[str, Arrays]:
+    """Architecture -> :func:`run_cluster_view` of its first network."""
+    return {arch: run_cluster_view(cfg, nets[0].spec) for arch, nets in res.items()}
+
+
+def run_topology_checks(cfg: ModAddConfig, res: Networks) -> list[dict[str, Any]]:
+    """One row per cluster checked by :func:`run_topology_check` on the first seed of each
+    architecture run (none when ``cfg.full_rips_clusters`` is 0; :data:`FULL_RIPS_SKIPPED` left out):
+    its size, Betti numbers three ways, top-4 PCA share and the seconds of full Rips and alpha."""
+    rows = []
+    for arch in res:
+        if not cfg.full_rips_clusters or arch in FULL_RIPS_SKIPPED:
+            continue
+        c = run_topology_check(cfg, cfg.spec(arch, cfg.seed))
+        rows += [{"architecture": arch, "neurons": int(c["size"][k]), "full Rips": tuple(c["full"][k]),
+                  "landmarks": tuple(c["landmarks"][k]), "alpha (top-4 PCA)": tuple(c["alpha"][k]),
+                  "top-4 PCA share": float(c["pca4"][k]), "full Rips (s)": float(c["seconds_full"][k]),
+                  "alpha (s)": float(c["seconds_alpha"][k])} for k in range(len(c["size"]))]
+    return rows
+
+
+def topology_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Over the rows of :func:`run_topology_checks`: the clusters, the shares whose landmark and
+    alpha Betti numbers equal full Rips's, and the longest full Rips in seconds."""
+    if not rows:
+        raise ValueError("no topology check was run (full_rips_clusters=0)")
+    return {"clusters": len(rows),
+            "landmarks": float(np.mean([r["landmarks"] == r["full Rips"] for r in rows])),
+            "alpha": float(np.mean([r["alpha (top-4 PCA)"] == r["full Rips"] for r in rows])),
+            "longest full Rips (s)": max(r["full Rips (s)"] for r in rows)}
+
+
+def pad_tests(res: Networks, n_permutations: int = 500, seed: int = 0) -> list[dict[str, Any]]:
+    """``measures.pad_test`` for every pair of architectures run, in their order: MMD^2 between their
+    phase-alignment samples and its permutation p-value."""
+    archs = list(res)
+    rows = []
+    for i, a in enumerate(archs):
+        for b in archs[i + 1:]:
+            stat, pval = measures.pad_test(res[a], res[b], n_permutations=n_permutations, seed=seed)
+            rows.append({"pair": (a, b), "MMD²": stat, "permutation p": pval})
+    return rows
+
+
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: the training-length runs, then
     one per network (train, analyse), with the manifolds chapter's views; on a GPU, stacks of

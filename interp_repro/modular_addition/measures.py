@@ -27,6 +27,7 @@ from interp_repro.core import (
     Unit,
     check_choices,
     check_finite,
+    check_fraction,
     check_positive,
     check_positive_int,
     check_real_array,
@@ -648,6 +649,14 @@ def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> i
     return int(lengths[off[-1] + 1]) if off.size else int(lengths[0])
 
 
+def first_step_at(curves: Arrays, level: float = 1.0) -> int | None:
+    """The first logged step (``curves["steps"]``) at which test accuracy (``curves["test_acc"]``)
+    reaches ``level``; None when it never does."""
+    check_fraction("level", level)
+    hit = np.flatnonzero(np.asarray(curves["test_acc"]) >= level)
+    return int(curves["steps"][hit[0]]) if hit.size else None
+
+
 def pad_test(a: Sequence[Unit], b: Sequence[Unit], n_permutations: int = 1000,
              seed: int = 0) -> tuple[float, float]:
     """MMD^2 and permutation p-value between two architectures' phase alignment samples, embedded on
@@ -678,7 +687,8 @@ def distance_test(res: dict[str, list[Unit]], a: str = "uniform", b: str = "lear
     Pairwise distances that share a network are not independent samples, so the test relabels whole
     networks between the two architectures: every labelling when there are at most
     ``n_permutations``, else ``n_permutations`` random ones (seeded). Returns the within and across
-    distances, the mean across distance, the p-value and the number of labellings."""
+    distances, the mean across distance, the p-value, the number of labellings, the networks of the
+    smaller architecture and the smallest p-value the test can give."""
     if min(len(res[a]), len(res[b])) < 2:
         raise ValueError(f"the distance test needs at least 2 networks of {a} and of {b} (within-"
                          f"architecture distances), got {len(res[a])} and {len(res[b])}: "
@@ -697,11 +707,13 @@ def distance_test(res: dict[str, list[Unit]], a: str = "uniform", b: str = "lear
         labellings = [np.isin(np.arange(len(units)), c) for c in combinations(range(len(units)), n_a)]
         stats = np.array([statistic(m) for m in labellings])
         p = float(np.mean(stats >= statistic(observed) - 1e-12))
+        smallest = float(np.mean(stats >= stats.max() - 1e-12))
     else:
         rng = np.random.default_rng(seed)
         labellings = [rng.permutation(observed) for _ in range(n_permutations)]
         stats = np.array([statistic(m) for m in labellings])
         p = float((1 + np.sum(stats >= statistic(observed) - 1e-12)) / (1 + n_permutations))
+        smallest = 1 / (1 + n_permutations)
     same = observed[rows] == observed[cols]
     return {"within": pairs[same], "across": pairs[~same], "mean_across": float(pairs[~same].mean()),
-            "p": p, "labellings": len(labellings)}
+            "p": p, "labellings": len(labellings), "networks": min(n_a, len(res[b])), "smallest_p": smallest}

@@ -187,6 +187,17 @@ def status_summary(scale: str, records: dict | None = None):
     return table.loc[:, (table != 0).any()]
 
 
+def status_totals(summary) -> dict[str, dict[str, int]]:
+    """Kind -> measured status -> claims, summed over studies, from a :func:`status_summary` table;
+    every status of every kind is present (0 when none), with ``"all"`` the kind's total."""
+    total = summary.sum()
+    out = {}
+    for kind in KINDS:
+        counts = {s: int(total.get((kind, s), 0)) for s in (*STATUSES, NOT_RUN, NOT_CHECKED)}
+        out[kind] = counts | {"all": sum(counts.values())}
+    return out
+
+
 class RecordedClaims(dict):
     """Claim values a chapter recorded ({claim id: value}); a notebook shows them as a table of our
     value beside the paper's, with the measured status, so that a differing claim says so where its
