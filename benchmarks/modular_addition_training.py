@@ -100,10 +100,10 @@ def run_reference(seed: int) -> tuple[float, int]:
     return time_to_perfect(step, test_acc)
 
 
-def ours(seeds: list[int], architecture: str = "attention", compile_step: bool = False, rate: float = 1.0,
+def ours(seeds: list[int], kind: str = "attention", compile_step: bool = False, rate: float = 1.0,
          device: str = "cpu"):
     """Our model and step for ``seeds`` stacked: returns (step function, test accuracy function)."""
-    instances = [ModAddNet(1, P, architecture, torch_generator(s), rate=rate) for s in seeds]
+    instances = [ModAddNet(1, P, kind, torch_generator(s), rate=rate) for s in seeds]
     model = instances[0]
     if len(seeds) > 1:
         for name, param in model.named_parameters():

@@ -68,7 +68,7 @@ def test_shapes(arch):
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError, match="rate"):
         ModAddNet(1, 7, "attention", torch_generator(0), rate=1.5, **SMALL)
-    with pytest.raises(ValueError, match="architecture"):
+    with pytest.raises(ValueError, match="model kind 'lstm'"):
         ModAddNet(1, 7, "lstm", torch_generator(0))
     with pytest.raises(ValueError, match="multiple"):
         ModAddNet(1, 7, "attention", torch_generator(0), d_model=10, n_heads=4, d_mlp=8)

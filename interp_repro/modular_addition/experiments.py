@@ -41,7 +41,7 @@ from interp_repro.modular_addition.train import train
 
 ARCHITECTURES = {"uniform": ("attention", 0.0), "learnable": ("attention", 1.0),
                  "mlp_add": ("mlp_add", 1.0), "mlp_concat": ("mlp_concat", 1.0)}
-"""The paper's four architectures: name -> (model architecture, attention rate)."""
+"""The paper's four architectures: name -> (model kind, ``model.KINDS``; attention rate)."""
 
 EXPECTED_MANIFOLD = {"uniform": "disc", "learnable": "disc", "mlp_add": "disc", "mlp_concat": "torus"}
 """The layer-1 manifold the paper finds for each architecture (§5)."""
