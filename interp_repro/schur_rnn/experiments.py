@@ -119,8 +119,9 @@ def run_unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit[TrainSpec]:
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """Training settings shared by the units of one experiment (ours; see ``train.train``)."""
+class UnitSettings:
+    """What the units of one experiment share (ours): how they train (``train.train``; the defaults
+    are ``train.COPY_RECIPE``), their seeds, and the split ``alpha`` and batch of their profiles."""
 
     seeds: int = 4
     steps: int = COPY_RECIPE["steps"]
@@ -135,7 +136,7 @@ class Recipe:
 
     def spec(self, task: str, construction: str, n_hidden: int, train_replay: int | None = None,
              full_replay_share: float = 0.0, seeds: int | None = None) -> TrainSpec:
-        """The unit ``(task, construction, n_hidden)`` with this recipe (``seeds`` overrides its seeds)."""
+        """The unit ``(task, construction, n_hidden)`` with these settings (``seeds`` overrides theirs)."""
         return TrainSpec(task, construction, n_hidden, self.seeds if seeds is None else seeds, self.steps,
                          self.batch, self.lr, self.clip, self.schedule, self.warmup, train_replay, self.seed,
                          full_replay_share)
@@ -153,7 +154,7 @@ FULL_REPLAY_FOR = ("headline", "all")
 
 
 @dataclass(frozen=True)
-class CopyConfig(Recipe, Preset):
+class CopyConfig(UnitSettings, Preset):
     """The copy-task experiments: every construction at every size of ``n_hiddens`` (Figure 1),
     dense orthogonal over ``sweep_n_hiddens`` (accuracy against N_h) and the headline unit over
     ``alphas`` (Table 1).
@@ -268,7 +269,7 @@ PAPER_NEURO_FVU = {"flipflop": 0.0048, "sine": 0.0036, "context": 0.0104}
 
 
 @dataclass(frozen=True)
-class NeuroConfig(Recipe, Preset):
+class NeuroConfig(UnitSettings, Preset):
     """The three neuroscience-style tasks, every construction at N_h = 64 (Draeger 2026, §4; task
     specs ours), trained with ``train.NEURO_RECIPE``: the paper's Adam lr 1e-3 and batch 64, our cosine
     schedule and length.
