@@ -1,7 +1,7 @@
 """The experiments of the modular-addition study (Moisescu-Pareja et al. 2025, on Zhong et al. 2023).
 
 One network = one architecture and one seed: a :class:`TrainSpec`. Its weights and curves are cached
-(:func:`train_network`), and so is its analysis (``measures.analyse``), so re-plotting never retrains.
+(:func:`train_or_load`), and so is its analysis (``measures.analyse``), so re-plotting never retrains.
 :func:`run_networks` returns one ``core.Unit`` per network (``trained``: the curves; ``measured``: the
 analysis); each ``*_claims`` function turns them into headline numbers.
 """
@@ -117,8 +117,9 @@ def _train(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
     return out
 
 
-def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
-    """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
+def train_or_load(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
+    """Train (or load) the network of ``spec`` (cached); returns the model and its curves (steps,
+    train/test loss/acc).
     Like every cached computation it runs on one thread: ``run_networks`` runs one network per core
     instead, which does not slow to a crawl when the machine is busy."""
     arrays = cached("modular_addition/train", spec, lambda: _train([spec], (spec.steps,))[0][spec.steps])
@@ -133,7 +134,7 @@ def train_lengths(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
     """The networks of ``specs`` (alike but for their seeds) trained for each of ``lengths`` steps:
     trained once, stacked, to the longest, and cached at every length as the network of that many
     steps (it is: warm-up and learning rate do not depend on the run's length, and the curves are
-    evaluated at the same steps), so :func:`train_network` loads them. Returns, per spec, the specs
+    evaluated at the same steps), so :func:`train_or_load` loads them. Returns, per spec, the specs
     of its lengths."""
     off = [n for n in lengths if n % specs[0].eval_every]
     if off:
@@ -155,7 +156,7 @@ def train_lengths(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
 
 def trained_model(unit: Unit[TrainSpec]) -> ModAddNet:
     """The trained network of ``unit``, loaded from the cache."""
-    return train_network(unit.spec)[0]
+    return train_or_load(unit.spec)[0]
 
 
 @dataclass(frozen=True)
@@ -225,7 +226,7 @@ def _analysis_key(cfg: ModAddConfig, spec: TrainSpec) -> dict:
 
 def _unit(cfg: ModAddConfig, spec: TrainSpec) -> Unit[TrainSpec]:
     """Train (or load) and analyse (or load) one network."""
-    model, curves = train_network(spec)
+    model, curves = train_or_load(spec)
     measured = cached("modular_addition/analysis", _analysis_key(cfg, spec), lambda: measures.analyse(
         model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks))
     return Unit(spec, curves, measured)

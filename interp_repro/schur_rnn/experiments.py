@@ -87,9 +87,10 @@ class TrainSpec:
                              "switch from")
 
 
-def train_unit(spec: TrainSpec) -> Arrays:
-    """Train (or load) one unit: weights W_xh, W_hh, W_hy with a leading seed axis, the training
-    curve (steps, seeds), the held-out loss (seeds,) and, for the copy task, replay accuracy."""
+def train_or_load(spec: TrainSpec) -> Arrays:
+    """Train (or load) the unit of ``spec`` (cached): weights W_xh, W_hh, W_hy with a leading seed
+    axis, the training curve (steps, seeds), the held-out loss (seeds,) and, for the copy task, replay
+    accuracy."""
     def compute() -> Arrays:
         res = train(spec.task, spec.construction, spec.n_hidden, seeds=spec.seeds, steps=spec.steps,
                     seed=spec.seed, batch=spec.batch, lr=spec.lr, clip=spec.clip, schedule=spec.schedule,
@@ -114,7 +115,7 @@ def profile_unit(spec: TrainSpec, trained: Arrays, alpha: float, eval_batch: int
 
 def run_unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit[TrainSpec]:
     """Train (or load) one unit and profile its 8 ablations at split ``alpha``."""
-    trained = train_unit(spec)
+    trained = train_or_load(spec)
     return Unit(spec, trained, profile_unit(spec, trained, alpha, eval_batch))
 
 
