@@ -27,6 +27,7 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.schur_rnn.data import TASKS
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
     ablation_profile,
@@ -42,7 +43,6 @@ from interp_repro.schur_rnn.measures import (
     task_learned,
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS
-from interp_repro.schur_rnn.tasks import TASKS
 from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
 
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
@@ -266,7 +266,7 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
 
 PAPER_NEURO_FVU = {"flipflop": 0.0048, "sine": 0.0036, "context": 0.0104}
 """Full-model FVU on held-out data of the paper's dense orthogonal networks, N_h = 64 (Draeger 2026,
-§4, as a summary of the paper reports them; its task specs are not available, ours are in ``tasks``)."""
+§4, as a summary of the paper reports them; its task specs are not available, ours are in ``data``)."""
 
 
 @dataclass(frozen=True)
