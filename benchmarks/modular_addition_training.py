@@ -22,12 +22,12 @@ from pathlib import Path
 
 import torch
 
-from interp_repro.benchmarks import comparison, matmul_flops, write_result
 from interp_repro.core import select_device, torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.experiments import ARCHITECTURES, STACK
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.train import cross_entropy
+from interp_repro.reproduction.speed import comparison, matmul_flops, write_result
 
 P, D, H, D_MLP = 59, 128, 4, 512
 PAPER_NETWORKS, PAPER_STEPS = 703, 20_000
