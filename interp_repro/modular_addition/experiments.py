@@ -28,6 +28,7 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import Experiment, table_claims, table_jobs
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
@@ -577,17 +578,23 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     return out
 
 
+EXPERIMENTS: dict[str, Experiment] = {
+    "networks": Experiment(ModAddConfig.preset, run_networks,
+                           (training_claims, zhong_metric_claims, manifold_claims),
+                           jobs=lambda cfg: _jobs(cfg, views=True)),
+    "zhong": Experiment(ModAddConfig.preset, run_zhong, (zhong_claims,), jobs=_zhong_jobs),
+}
+"""The study's experiments (``core.table``). ``networks``: every network trained and analysed, its
+jobs also the training-length runs (:func:`run_lengths`) and the manifolds chapter's views and
+topology checks (one job per network on the CPU; on a GPU, stacks of networks: ``_jobs``);
+``zhong``: the analysis of each of Zhong's networks."""
+
+
 def jobs(scale: str) -> list[Job]:
-    """The study's independent cached computations at ``scale``: the training-length runs, then
-    one per network (train, analyse), with the manifolds chapter's views; on a GPU, stacks of
-    networks (``_jobs``); then the analysis of each of Zhong's networks."""
-    cfg = ModAddConfig.preset(scale)
-    return _jobs(cfg, views=True) + _zhong_jobs(cfg)
+    """The study's independent cached computations at ``scale``, experiment by experiment."""
+    return table_jobs(EXPERIMENTS, scale)
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    cfg = ModAddConfig.preset(scale)
-    res = run_networks(cfg)
-    return (training_claims(res) | zhong_metric_claims(res) | manifold_claims(res)
-            | zhong_claims(run_zhong(cfg)))
+    return table_claims(EXPERIMENTS, scale, desc="modular-addition experiments")

@@ -27,6 +27,7 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import Experiment, table_claims, table_jobs
 from interp_repro.schur_rnn.data import TASKS
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
@@ -355,12 +356,18 @@ def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:
     return [Job(run_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in specs]
 
 
+EXPERIMENTS: dict[str, Experiment] = {
+    "copy": Experiment(CopyConfig.preset, run_copy, (copy_claims,), jobs=_unit_jobs),
+    "neuro": Experiment(NeuroConfig.preset, run_neuro, (neuro_claims,), jobs=_unit_jobs),
+}
+"""The study's experiments (``core.table``), each one job per unit."""
+
+
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: one per unit (train, profile)."""
-    return _unit_jobs(CopyConfig.preset(scale)) + _unit_jobs(NeuroConfig.preset(scale))
+    return table_jobs(EXPERIMENTS, scale)
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    copy, neuro = CopyConfig.preset(scale), NeuroConfig.preset(scale)
-    return copy_claims(run_copy(copy)) | neuro_claims(run_neuro(neuro))
+    return table_claims(EXPERIMENTS, scale, desc="Schur-RNN experiments")
