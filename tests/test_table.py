@@ -1,9 +1,12 @@
 """The table of a study's experiments (``core.table``): its jobs and its claims come from the same rows,
 in the same order."""
 
+import pytest
+
 from interp_repro.core import table
 from interp_repro.core.parallel import Job
 from interp_repro.core.table import Experiment, no_jobs, table_claims, table_jobs
+from interp_repro.studies import STUDIES, experiments
 
 RAN: list[tuple[str, int]] = []
 
@@ -46,3 +49,10 @@ def test_the_one_job_experiments_run_side_by_side_first_then_the_claims_in_table
     assert claims == {"one": 1, "many": 3, "many_twice": 6, "closed_form": 4}
     assert list(claims) == ["one", "many", "many_twice", "closed_form"]
     assert RAN == [("run", 1), ("many", 3), ("many", 4)]  # an experiment without claims is not read
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_study_derives_its_jobs_from_its_table(study):
+    module = experiments(study)
+    assert module.EXPERIMENTS and all(isinstance(e, Experiment) for e in module.EXPERIMENTS.values())
+    assert module.jobs("ci") == table_jobs(module.EXPERIMENTS, "ci")
