@@ -20,10 +20,10 @@ import sys
 import time
 from pathlib import Path
 
-from interp_repro.benchmarks import record_book_build
 from interp_repro.core import cache_dir, default_scale
 from interp_repro.reproduction import resolve_env_paths
 from interp_repro.reproduction.report import NOT_RUN, check_records
+from interp_repro.reproduction.speed import record_book_build
 from interp_repro.studies import fill_cache
 
 RESULTS = Path("_build/benchmarks")

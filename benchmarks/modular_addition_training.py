@@ -22,12 +22,12 @@ from pathlib import Path
 
 import torch
 
-from interp_repro.benchmarks import comparison, matmul_flops, write_result
 from interp_repro.core import select_device, torch_generator
 from interp_repro.modular_addition.data import all_pairs, split
 from interp_repro.modular_addition.experiments import ARCHITECTURES, STACK
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.train import cross_entropy
+from interp_repro.reproduction.speed import comparison, matmul_flops, write_result
 
 P, D, H, D_MLP = 59, 128, 4, 512
 PAPER_NETWORKS, PAPER_STEPS = 703, 20_000
@@ -100,10 +100,10 @@ def run_reference(seed: int) -> tuple[float, int]:
     return time_to_perfect(step, test_acc)
 
 
-def ours(seeds: list[int], architecture: str = "attention", compile_step: bool = False, rate: float = 1.0,
+def ours(seeds: list[int], kind: str = "attention", compile_step: bool = False, rate: float = 1.0,
          device: str = "cpu"):
     """Our model and step for ``seeds`` stacked: returns (step function, test accuracy function)."""
-    instances = [ModAddNet(1, P, architecture, torch_generator(s), rate=rate) for s in seeds]
+    instances = [ModAddNet(1, P, kind, torch_generator(s), rate=rate) for s in seeds]
     model = instances[0]
     if len(seeds) > 1:
         for name, param in model.named_parameters():

@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 from interp_repro import STUDIES
-from interp_repro.benchmarks import comparison, write_result
 from interp_repro.core.cache import CACHE_ENV
 from interp_repro.core.parallel import WORKERS_ENV
 from interp_repro.core.progress import QUIET_ENV
 from interp_repro.reproduction.records import RECORD_ENV
+from interp_repro.reproduction.speed import comparison, write_result
 from interp_repro.studies import run_all
 
 

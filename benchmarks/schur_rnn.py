@@ -27,11 +27,11 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from interp_repro.benchmarks import comparison, matmul_flops, write_result
 from interp_repro.core import cpu_threads, numpy_rng
+from interp_repro.reproduction.speed import comparison, matmul_flops, write_result
+from interp_repro.schur_rnn.data import COPY_REPLAY, COPY_SYMBOLS
 from interp_repro.schur_rnn.measures import ordered_real_schur
 from interp_repro.schur_rnn.model import rollout
-from interp_repro.schur_rnn.tasks import COPY_REPLAY, COPY_SYMBOLS
 from interp_repro.schur_rnn.train import COPY_RECIPE, train
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from interp_repro.benchmarks import comparison, write_result
+from interp_repro.reproduction.speed import comparison, write_result
 from interp_repro.superposition.model import ToyModel
 from interp_repro.superposition.train import train
 

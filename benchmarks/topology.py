@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from interp_repro.benchmarks import comparison, write_result
 from interp_repro.modular_addition.topology import (
     BAR_THRESHOLD,
     DEFAULT_LANDMARKS,
@@ -26,6 +25,7 @@ from interp_repro.modular_addition.topology import (
     betti_numbers,
     count_bars,
 )
+from interp_repro.reproduction.speed import comparison, write_result
 
 P = 59
 

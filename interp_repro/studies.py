@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 
 class Experiments(Protocol):
-    """What a study's ``experiments`` module provides to the build and the command line."""
+    """What a study's ``experiments`` module provides to the build and the command line: both derived
+    from the study's one table of experiments (``core.table``)."""
 
     __name__: str
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from interp_repro.abstraction.data import two_factor_data
-from interp_repro.abstraction.experiments import (
+from interp_repro.abstraction.experiments.ablation import (
     ABLATION_SCORES,
     GeluNetConfig,
     GeluSensitivityConfig,
@@ -282,7 +282,7 @@ def test_bad_inputs_raise(call, match):
 
 
 def test_terminal_grid_claims_read_the_noisy_cells_and_the_noiseless_ones():
-    from interp_repro.abstraction.experiments import terminal_grid_claims
+    from interp_repro.abstraction.experiments.linear import terminal_grid_claims
 
     nus = np.array([0.0, 0.5])
     law = terminal_abstraction(nus[:, None], nus[None, :])
@@ -297,7 +297,7 @@ def test_terminal_grid_claims_read_the_noisy_cells_and_the_noiseless_ones():
 
 @pytest.mark.parametrize(("field", "value"), [("nus", ()), ("nus", (0.0, 1.5)), ("width", 0), ("lr", -1.0)])
 def test_terminal_grid_config_names_a_bad_field(field, value):
-    from interp_repro.abstraction.experiments import TerminalGridConfig
+    from interp_repro.abstraction.experiments.linear import TerminalGridConfig
 
     with pytest.raises(ValueError, match=field):
         TerminalGridConfig(**{field: value})
@@ -305,14 +305,14 @@ def test_terminal_grid_config_names_a_bad_field(field, value):
 
 @pytest.mark.parametrize("scale", ["ci", "book", "paper"])
 def test_terminal_grid_is_at_least_5_x_5_with_noiseless_and_noisy_cells(scale):
-    from interp_repro.abstraction.experiments import TerminalGridConfig
+    from interp_repro.abstraction.experiments.linear import TerminalGridConfig
 
     nus = TerminalGridConfig.preset(scale).nus
     assert len(set(nus)) >= 5 and 0.0 in nus and max(nus) == 1.0  # the whole of [0, 1]
 
 
 def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monkeypatch):
-    from interp_repro.abstraction.experiments import (
+    from interp_repro.abstraction.experiments.nonlinear import (
         KernelConfig,
         NonlinearConfig,
         kernel_claims,
@@ -341,7 +341,7 @@ def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monk
 @pytest.mark.parametrize(("field", "value"), [("activations", ("tanh",)), ("activations", ()),
                                               ("noise_x", -1.0), ("nu_x", 1.5), ("kappa", 0.0)])
 def test_nonlinear_config_names_a_bad_field(field, value):
-    from interp_repro.abstraction.experiments import NonlinearConfig
+    from interp_repro.abstraction.experiments.nonlinear import NonlinearConfig
 
     with pytest.raises(ValueError, match=field):
         NonlinearConfig(**{field: value})
@@ -362,14 +362,14 @@ def test_nonlinear_config_names_a_bad_field(field, value):
     ("lr", 0.0, "lr must be"),
 ])
 def test_anti_abstraction_sweep_config_names_a_bad_field(field, value, match):
-    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig
+    from interp_repro.abstraction.experiments.nonlinear import AntiAbstractionSweepConfig
 
     with pytest.raises(ValueError, match=match):
         AntiAbstractionSweepConfig(**{field: value})
 
 
 def test_anti_abstraction_sweep_admits_inputs_past_nu_1_and_every_preset_is_valid():
-    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig, NonlinearConfig
+    from interp_repro.abstraction.experiments.nonlinear import AntiAbstractionSweepConfig, NonlinearConfig
 
     assert AntiAbstractionSweepConfig(nu_xs=(0.5, 19.0)).nu_xs == (0.5, 19.0)
     with pytest.raises(ValueError, match="nu_x"):  # elsewhere nu_x stays in [0, 1]
@@ -381,7 +381,10 @@ def test_anti_abstraction_sweep_admits_inputs_past_nu_1_and_every_preset_is_vali
 
 
 def test_anti_abstraction_sweep_cells_are_seeded_runs_of_the_nonlinear_net(tmp_path, monkeypatch):
-    from interp_repro.abstraction.experiments import AntiAbstractionSweepConfig, run_anti_abstraction_sweep
+    from interp_repro.abstraction.experiments.nonlinear import (
+        AntiAbstractionSweepConfig,
+        run_anti_abstraction_sweep,
+    )
 
     monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
     cfg = AntiAbstractionSweepConfig(nu_xs=(0.5, 4.0), noise_xs=(0.0, 1.0), widths=(8, 16), seeds=2,
@@ -406,7 +409,10 @@ def _sweep_result(pre: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def test_anti_abstraction_claim_is_the_lowest_seed_mean_not_the_lowest_seed():
-    from interp_repro.abstraction.experiments import anti_abstraction_claims, anti_abstraction_levels
+    from interp_repro.abstraction.experiments.nonlinear import (
+        anti_abstraction_claims,
+        anti_abstraction_levels,
+    )
 
     # nu_x = 0.5: one seed dips to -0.9 but the mean is -0.4; nu_x = 4: both seeds at -0.6 and -0.7
     res = _sweep_result([[-0.9, 0.1], [-0.6, -0.7]])
@@ -424,7 +430,7 @@ def test_anti_abstraction_claim_is_the_lowest_seed_mean_not_the_lowest_seed():
 def test_gemmas_probe_level_is_the_registrys():
     """experiments.PAPER_PROBE draws the sweep's figure and picks its paper-like setting; the
     registry states the same number for the chapter's text."""
-    from interp_repro.abstraction.experiments import PAPER_PROBE
+    from interp_repro.abstraction.experiments.ablation import PAPER_PROBE
     from interp_repro.reproduction.claims import load_not_reproduced
 
     (entry,) = [e for e in load_not_reproduced() if e.id == "abstraction.gelu_probe_intact"]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from interp_repro.abstraction import experiments as abstraction
 from interp_repro.abstraction import measures as am
+from interp_repro.abstraction.experiments import ablation, linear, nonlinear
 from interp_repro.core import cache, cached, numpy_rng, torch_generator
 from interp_repro.core.presets import Preset
 from interp_repro.modular_addition import experiments as modular_addition
@@ -32,12 +32,12 @@ def _configs() -> list:
     """A valid instance of every config dataclass of every study: the ``ci`` preset, the defaults of a
     config without presets, and one train spec per study that has them."""
     out = []
-    for module in (superposition, modular_addition, abstraction, schur):
+    for module in (superposition, modular_addition, linear, nonlinear, ablation, schur):
         for cls in vars(module).values():
             if isinstance(cls, type) and issubclass(cls, Preset) and dataclasses.is_dataclass(cls):
                 out.append(cls.preset("ci"))
     ci = modular_addition.ModAddConfig.preset("ci")
-    return [*out, abstraction.GeluNetConfig(), ci.spec(ci.architectures[0], 0),
+    return [*out, ablation.GeluNetConfig(), ci.spec(ci.architectures[0], 0),
             schur.CopyConfig.preset("ci").specs()[0]]
 
 

@@ -543,7 +543,8 @@ def test_fingerprint_covers_the_top_level_modules_a_study_imports():
 
 
 def test_seed_offset_shifts_the_seed_of_every_preset_made_inside_it():
-    from interp_repro.abstraction.experiments import AblationConfig, KappaConfig
+    from interp_repro.abstraction.experiments.ablation import AblationConfig
+    from interp_repro.abstraction.experiments.linear import KappaConfig
     from interp_repro.core.presets import seed_offset
     from interp_repro.schur_rnn.experiments import NeuroConfig
 

@@ -64,6 +64,8 @@ def fingerprints(root: Path) -> dict[str, str]:
     ("schur_rnn/experiments.py", {"schur_rnn"}),             # results code: its study's pages only
     ("exercises/superposition.py", {"superposition"}),       # exercises: their study's pages
     ("modular_addition/topology.py", {"modular_addition"}),  # a study's own module: its pages only
+    ("abstraction/experiments/linear.py", {"abstraction"}),  # a module of a study's subpackage too
+    ("core/table.py", set(STUDIES)),                         # every study's table of experiments
     ("studies.py", set()),                                   # the registry: no study's code imports it
     ("core/scales.py", set(STUDIES)),                        # core: every study
     ("reproduction/claims.toml", set(STUDIES)),              # the claims every chapter records

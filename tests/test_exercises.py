@@ -143,8 +143,8 @@ def test_modular_addition_bad_input():
         ma.mixed_logit_table(13, 2, 1.5)
     with pytest.raises(ValueError, match="odd modulus"):
         ma.irrelevance_prediction(12, 2, 0.5)
-    with pytest.raises(ValueError, match="architectures"):
-        ma.architecture_phases(11, steps=1, architectures=("cnn",))
+    with pytest.raises(ValueError, match="kinds"):
+        ma.architecture_phases(11, steps=1, kinds=("cnn",))
 
 
 # --- abstraction -----------------------------------------------------------------------------------

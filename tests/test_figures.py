@@ -13,9 +13,9 @@ import pytest
 from chapters import ROOT, toc_files
 from IPython.core.interactiveshell import InteractiveShell
 
-from interp_repro.benchmarks import load_results
 from interp_repro.cli import main
 from interp_repro.figures import DPI, FORMATS, book_figures
+from interp_repro.reproduction.speed import load_results
 
 BOOK = ROOT / "book"
 FIGURES = book_figures(BOOK)

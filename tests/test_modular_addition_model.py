@@ -68,7 +68,7 @@ def test_shapes(arch):
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError, match="rate"):
         ModAddNet(1, 7, "attention", torch_generator(0), rate=1.5, **SMALL)
-    with pytest.raises(ValueError, match="architecture"):
+    with pytest.raises(ValueError, match="model kind 'lstm'"):
         ModAddNet(1, 7, "lstm", torch_generator(0))
     with pytest.raises(ValueError, match="multiple"):
         ModAddNet(1, 7, "attention", torch_generator(0), d_model=10, n_heads=4, d_mlp=8)
@@ -128,7 +128,7 @@ def test_a_checkpoint_is_the_network_of_that_many_steps(tmp_path, monkeypatch):
         np.testing.assert_array_equal(long.checkpoints[4][name], value.numpy())
     spec = ex.TrainSpec("learnable", 7, 4, 8, 1e-3, 2.0, 0.8, eval_every=2, **SMALL)
     specs = ex.train_lengths([spec], (4, 8))[0]
-    model, curves = ex.train_network(specs[0])
+    model, curves = ex.train_or_load(specs[0])
     direct = ex._train([specs[0]], (4,))[0][4]
     np.testing.assert_array_equal(curves["train_loss"], direct["train_loss"])
     for name, value in model.state_dict().items():
@@ -153,7 +153,7 @@ def test_stacked_networks_match_their_own_runs(tmp_path, monkeypatch):
                 np.testing.assert_allclose(arrays[n][name], value, rtol=1e-4, atol=1e-6, err_msg=name)
     trained = ex.train_lengths(specs, (2, 6))
     assert [[s.steps for s in t] for t in trained] == [[2, 6], [2, 6]]
-    np.testing.assert_allclose(ex.train_network(trained[1][1])[1]["train_loss"], stacked[1][6]["train_loss"])
+    np.testing.assert_allclose(ex.train_or_load(trained[1][1])[1]["train_loss"], stacked[1][6]["train_loss"])
     with pytest.raises(ValueError, match="seeds only"):
         ex._train([specs[0], ex.TrainSpec("learnable", 7, 3, 6, 1e-3, 2.0, 0.8, eval_every=2, **SMALL)], (6,))
 

@@ -9,6 +9,7 @@ import pytest
 from entries import assert_same_entries
 
 from interp_repro.abstraction import experiments as abstraction
+from interp_repro.abstraction.experiments.linear import LinearConfig, run_linear
 from interp_repro.core import ConfigError, cache, cached, parallel
 from interp_repro.core.parallel import (
     DASK_ENV,
@@ -68,7 +69,7 @@ def test_a_job_done_is_marked_and_not_replayed_again(cache_at, monkeypatch):
     assert run_jobs(jobs, desc="t", workers=1) == [None, None]
     marker = parallel._marker(jobs[0])
     assert marker[0] == "jobs" and cache.is_cached(*marker)
-    study_job = Job(abstraction.run_linear, (abstraction.LinearConfig(),))
+    study_job = Job(run_linear, (LinearConfig(),))
     assert parallel._marker(study_job)[0] == "abstraction/jobs"  # lives as long as the study's code
 
 

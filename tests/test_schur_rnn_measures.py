@@ -12,6 +12,7 @@ from scipy.optimize import linear_sum_assignment
 
 from interp_repro.core import numpy_rng, torch_generator
 from interp_repro.schur_rnn import measures
+from interp_repro.schur_rnn.data import copy_batch, make_batch
 from interp_repro.schur_rnn.experiments import PAPER_COPY_ACCURACY
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
@@ -28,7 +29,6 @@ from interp_repro.schur_rnn.measures import (
     split_indices,
     split_interval,
 )
-from interp_repro.schur_rnn.tasks import copy_batch, make_batch
 from interp_repro.schur_rnn.train import masked_mse
 
 N = 72

@@ -6,8 +6,7 @@ import torch
 
 from interp_repro.core import cpu_threads, torch_generator
 from interp_repro.schur_rnn import train as train_module
-from interp_repro.schur_rnn.model import RecurrentNet
-from interp_repro.schur_rnn.tasks import (
+from interp_repro.schur_rnn.data import (
     TASKS,
     context_batch,
     copy_batch,
@@ -17,6 +16,7 @@ from interp_repro.schur_rnn.tasks import (
     sine_frequencies,
     task_dims,
 )
+from interp_repro.schur_rnn.model import RecurrentNet
 from interp_repro.schur_rnn.train import evaluate, full_replay_steps, train
 
 

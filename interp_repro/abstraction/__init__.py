@@ -4,6 +4,7 @@ Modules: ``data`` (two-factor datasets with prescribed class-kernel spectra), ``
 deep linear and one-hidden-layer nonlinear networks, and the residual GELU MLP of the local GELU
 ablation), ``train`` (their training loops), ``measures`` (Walsh spectra, abstraction scores, the exact
 linear dynamics and the terminal and depth laws, the infinite-width kernel maps and the attenuation
-law, the cross-context probe), ``experiments`` (configs, cached runs and claims) and ``plots`` (the
+law, the cross-context probe), ``experiments`` (configs, cached runs and claims, in ``linear``,
+``nonlinear`` and ``ablation``; the package holds the study's table of them) and ``plots`` (the
 chapters' figures).
 """

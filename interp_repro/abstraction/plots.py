@@ -9,7 +9,7 @@ from interp_repro.abstraction.measures import noiseless_cells
 from interp_repro.abstraction.model import LEAKY_SLOPE
 
 if TYPE_CHECKING:
-    from interp_repro.abstraction.experiments import KernelResults, PrePost
+    from interp_repro.abstraction.experiments.nonlinear import KernelResults, PrePost
 
 KERNEL_LABELS = {"erf": "erf", "relu": "ReLU", "leaky_relu": f"leaky ReLU ({LEAKY_SLOPE})", "gelu": "GELU"}
 """Display name of each activation's kernel map."""
@@ -188,7 +188,7 @@ def gelu_sensitivity(settings: tuple[str, ...], res: dict):
     score rises when the block's GELU is ablated (grey line: one half, the paper's direction above it).
     Right: the intact networks' cross-context probe accuracy and held-out 4-way accuracy, with Gemma's
     intact probe accuracy (dotted)."""
-    from interp_repro.abstraction.experiments import PAPER_PROBE
+    from interp_repro.abstraction.experiments.ablation import PAPER_PROBE
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(settings) + 1.4), sharey=True,
                              gridspec_kw={"width_ratios": (3, 2)})

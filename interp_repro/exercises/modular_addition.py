@@ -24,7 +24,7 @@ from interp_repro.core import (
 from interp_repro.exercises.checking import attempt, close, number, passed, require
 from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
-from interp_repro.modular_addition.model import ARCHITECTURES
+from interp_repro.modular_addition.model import KINDS
 from interp_repro.modular_addition.topology import alpha_persistence, count_bars
 from interp_repro.modular_addition.train import train
 
@@ -128,23 +128,24 @@ def irrelevance_sweep(p: int = 59, f: int = 5, clock_weights=(0.0, 0.1, 0.2, 0.4
 # --- 3. what the architecture forces ---------------------------------------------------------------
 
 def architecture_phases(p: int = 23, *, steps: int = 1500, d_model: int = 64, d_mlp: int = 128,
-                        seed: int = 0, architectures=("mlp_add", "mlp_concat")) -> pd.DataFrame:
-    """Train one small network per architecture (``modular_addition.train.train``, Zhong et al.'s recipe
-    with an explicit size) and describe every hidden neuron: key frequency, simple-neuron fit (R^2,
-    phi_L, phi_R, their wrapped difference) and the torus distance of its peak from the diagonal
-    (the paper, §3 and §5). One row per (architecture, neuron), with the network's final test
-    accuracy repeated on its rows."""
+                        seed: int = 0, kinds=("mlp_add", "mlp_concat")) -> pd.DataFrame:
+    """Train one small network of each model kind in ``kinds`` (``model.KINDS``; the two MLP kinds are
+    the paper's MLP-Add and MLP-Concat architectures) with ``modular_addition.train.train``, Zhong et
+    al.'s recipe at an explicit size, and describe every hidden neuron: key frequency, simple-neuron
+    fit (R^2, phi_L, phi_R, their wrapped difference) and the torus distance of its peak from the
+    diagonal (the paper, §3 and §5). One row per (architecture, neuron), with the network's final
+    test accuracy repeated on its rows."""
     check_positive_int("steps", steps)
-    check_choices("architectures", tuple(architectures), ARCHITECTURES)
+    check_choices("kinds", tuple(kinds), KINDS)
     frames = []
-    for arch in architectures:
-        res = train(arch, p, [seed], steps=steps, d_model=d_model, d_mlp=d_mlp, eval_every=steps,
-                    desc=f"{arch}, p = {p}")
+    for kind in kinds:
+        res = train(kind, p, [seed], steps=steps, d_model=d_model, d_mlp=d_mlp, eval_every=steps,
+                    desc=f"{kind}, p = {p}")
         pre = measures.tables(res.model)[0][0]
         freqs = measures.key_frequencies(pre)
         fit = measures.simple_neuron_fit(pre, freqs)
         frames.append(pd.DataFrame({
-            "architecture": arch, "neuron": np.arange(freqs.size), "key frequency": freqs,
+            "architecture": kind, "neuron": np.arange(freqs.size), "key frequency": freqs,
             "R2": fit["r2"], "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
             "phi_L - phi_R": measures.wrap_angle(fit["phi_L"] - fit["phi_R"]),
             "torus distance": measures.torus_distance(measures.phase_alignment(pre), p),

@@ -20,6 +20,7 @@ from interp_repro.core import (
     torch_generator,
 )
 from interp_repro.exercises.checking import array, attempt, close, passed, require
+from interp_repro.schur_rnn.data import make_batch
 from interp_repro.schur_rnn.measures import (
     SUBSETS,
     ablate,
@@ -33,7 +34,6 @@ from interp_repro.schur_rnn.measures import (
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, RecurrentNet, rollout
 from interp_repro.schur_rnn.plots import SUBSET_LABELS
-from interp_repro.schur_rnn.tasks import make_batch
 from interp_repro.schur_rnn.train import train
 
 

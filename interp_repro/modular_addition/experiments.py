@@ -1,7 +1,7 @@
 """The experiments of the modular-addition study (Moisescu-Pareja et al. 2025, on Zhong et al. 2023).
 
 One network = one architecture and one seed: a :class:`TrainSpec`. Its weights and curves are cached
-(:func:`train_network`), and so is its analysis (``measures.analyse``), so re-plotting never retrains.
+(:func:`train_or_load`), and so is its analysis (``measures.analyse``), so re-plotting never retrains.
 :func:`run_networks` returns one ``core.Unit`` per network (``trained``: the curves; ``measured``: the
 analysis); each ``*_claims`` function turns them into headline numbers.
 """
@@ -28,6 +28,7 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import Experiment, table_claims, table_jobs
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
@@ -41,7 +42,7 @@ from interp_repro.modular_addition.train import train
 
 ARCHITECTURES = {"uniform": ("attention", 0.0), "learnable": ("attention", 1.0),
                  "mlp_add": ("mlp_add", 1.0), "mlp_concat": ("mlp_concat", 1.0)}
-"""The paper's four architectures: name -> (model architecture, attention rate)."""
+"""The paper's four architectures: name -> (model kind, ``model.KINDS``; attention rate)."""
 
 EXPECTED_MANIFOLD = {"uniform": "disc", "learnable": "disc", "mlp_add": "disc", "mlp_concat": "torus"}
 """The layer-1 manifold the paper finds for each architecture (§5)."""
@@ -117,8 +118,9 @@ def _train(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
     return out
 
 
-def train_network(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
-    """Train (or load) one network; returns the model and its curves (steps, train/test loss/acc).
+def train_or_load(spec: TrainSpec) -> tuple[ModAddNet, Arrays]:
+    """Train (or load) the network of ``spec`` (cached); returns the model and its curves (steps,
+    train/test loss/acc).
     Like every cached computation it runs on one thread: ``run_networks`` runs one network per core
     instead, which does not slow to a crawl when the machine is busy."""
     arrays = cached("modular_addition/train", spec, lambda: _train([spec], (spec.steps,))[0][spec.steps])
@@ -133,7 +135,7 @@ def train_lengths(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
     """The networks of ``specs`` (alike but for their seeds) trained for each of ``lengths`` steps:
     trained once, stacked, to the longest, and cached at every length as the network of that many
     steps (it is: warm-up and learning rate do not depend on the run's length, and the curves are
-    evaluated at the same steps), so :func:`train_network` loads them. Returns, per spec, the specs
+    evaluated at the same steps), so :func:`train_or_load` loads them. Returns, per spec, the specs
     of its lengths."""
     off = [n for n in lengths if n % specs[0].eval_every]
     if off:
@@ -155,7 +157,7 @@ def train_lengths(specs: Sequence[TrainSpec], lengths: tuple[int, ...],
 
 def trained_model(unit: Unit[TrainSpec]) -> ModAddNet:
     """The trained network of ``unit``, loaded from the cache."""
-    return train_network(unit.spec)[0]
+    return train_or_load(unit.spec)[0]
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,7 @@ def _analysis_key(cfg: ModAddConfig, spec: TrainSpec) -> dict:
 
 def _unit(cfg: ModAddConfig, spec: TrainSpec) -> Unit[TrainSpec]:
     """Train (or load) and analyse (or load) one network."""
-    model, curves = train_network(spec)
+    model, curves = train_or_load(spec)
     measured = cached("modular_addition/analysis", _analysis_key(cfg, spec), lambda: measures.analyse(
         model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks))
     return Unit(spec, curves, measured)
@@ -719,17 +721,23 @@ def pad_tests(res: Networks, n_permutations: int = 500, seed: int = 0) -> list[d
     return rows
 
 
+EXPERIMENTS: dict[str, Experiment] = {
+    "networks": Experiment(ModAddConfig.preset, run_networks,
+                           (training_claims, zhong_metric_claims, manifold_claims),
+                           jobs=lambda cfg: _jobs(cfg, views=True)),
+    "zhong": Experiment(ModAddConfig.preset, run_zhong, (zhong_claims,), jobs=_zhong_jobs),
+}
+"""The study's experiments (``core.table``). ``networks``: every network trained and analysed, its
+jobs also the training-length runs (:func:`run_lengths`) and the manifolds chapter's views and
+topology checks (one job per network on the CPU; on a GPU, stacks of networks: ``_jobs``);
+``zhong``: the analysis of each of Zhong's networks."""
+
+
 def jobs(scale: str) -> list[Job]:
-    """The study's independent cached computations at ``scale``: the training-length runs, then
-    one per network (train, analyse), with the manifolds chapter's views; on a GPU, stacks of
-    networks (``_jobs``); then the analysis of each of Zhong's networks."""
-    cfg = ModAddConfig.preset(scale)
-    return _jobs(cfg, views=True) + _zhong_jobs(cfg)
+    """The study's independent cached computations at ``scale``, experiment by experiment."""
+    return table_jobs(EXPERIMENTS, scale)
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    cfg = ModAddConfig.preset(scale)
-    res = run_networks(cfg)
-    return (training_claims(res) | zhong_metric_claims(res) | manifold_claims(res)
-            | zhong_claims(run_zhong(cfg)))
+    return table_claims(EXPERIMENTS, scale, desc="modular-addition experiments")

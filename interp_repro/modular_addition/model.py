@@ -1,6 +1,7 @@
 """One-hidden-layer networks for (a + b) mod p, K independent instances stacked on a leading axis.
 
-Architectures (Moisescu-Pareja et al. 2025, §2; Zhong et al. 2023, §3):
+Model kinds (:data:`KINDS`; with the attention rate they make the paper's four architectures,
+``experiments.ARCHITECTURES``; Moisescu-Pareja et al. 2025, §2; Zhong et al. 2023, §3):
 
 - ``attention``: Zhong's one-layer transformer on the tokens [a, b]: learned token and position
   embeddings, ``n_heads`` heads with attention ``rate * softmax(q k^T / sqrt(d_head)) + (1 - rate)``
@@ -15,7 +16,7 @@ the unembedding at the last position only. Initialisation (:data:`INITS`), biase
 
 - ``reference`` (default): the scales of Zhong et al.'s code (``code/train-main.py``, after Nanda et
   al.): token and position embeddings, W_Q, W_K, W_V, W_O and the MLP's W_out N(0, 1/d_model), the
-  MLP's W_in N(0, 1/d_mlp), the unembedding N(0, 1/p); the MLP-only architectures take the same
+  MLP's W_in N(0, 1/d_mlp), the unembedding N(0, 1/p); the MLP-only kinds take the same
   scales for the weights they have;
 - ``fan_in``: every weight matrix N(0, 1/fan_in), this project's first choice, kept to measure how
   much the initialisation matters.
@@ -29,7 +30,8 @@ from torch import nn
 from interp_repro.core import check_choices, check_positive_int, check_probability
 from interp_repro.modular_addition.data import check_modulus
 
-ARCHITECTURES = ("attention", "mlp_add", "mlp_concat")
+KINDS = ("attention", "mlp_add", "mlp_concat")
+"""The model kinds :class:`ModAddNet` builds."""
 INITS = ("reference", "fan_in")
 
 
@@ -39,15 +41,15 @@ def _normal(shape: tuple[int, ...], scale: int, generator: torch.Generator) -> n
 
 
 class ModAddNet(nn.Module):
-    """K networks of one ``architecture`` for (a + b) mod ``p``; ``rate`` is the attention rate
+    """K networks of one ``kind`` (:data:`KINDS`) for (a + b) mod ``p``; ``rate`` is the attention rate
     (``attention`` only, any value in [0, 1]); ``init`` one of :data:`INITS`."""
 
-    def __init__(self, n_instances: int, p: int, architecture: str, generator: torch.Generator, *,
+    def __init__(self, n_instances: int, p: int, kind: str, generator: torch.Generator, *,
                  rate: float = 1.0, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512,
                  init: str = "reference"):
         super().__init__()
-        if architecture not in ARCHITECTURES:
-            raise ValueError(f"unknown architecture {architecture!r}: choose one of {ARCHITECTURES}")
+        if kind not in KINDS:
+            raise ValueError(f"unknown model kind {kind!r}: choose one of {KINDS}")
         if not isinstance(generator, torch.Generator):
             raise TypeError("generator must be a torch.Generator (e.g. core.torch_generator(seed)), "
                             f"got {generator!r}")
@@ -58,12 +60,12 @@ class ModAddNet(nn.Module):
         check_probability("the attention rate", rate)
         check_choices("init", (init,), INITS)
         reference = init == "reference"
-        if architecture == "attention" and d_model % n_heads:
+        if kind == "attention" and d_model % n_heads:
             raise ValueError(f"d_model ({d_model}) must be a multiple of n_heads ({n_heads})")
-        self.architecture, self.p, self.rate = architecture, p, float(rate)
+        self.kind, self.p, self.rate = kind, p, float(rate)
         K, d = n_instances, d_model
         self.W_E = _normal((K, p, d), d, generator)
-        if architecture == "attention":
+        if kind == "attention":
             h, dh = n_heads, d // n_heads
             self.W_pos = _normal((K, 2, d), d, generator)
             self.W_Q = _normal((K, h, d, dh), d, generator)
@@ -74,7 +76,7 @@ class ModAddNet(nn.Module):
             self.b_out = nn.Parameter(torch.zeros(K, 1, d))
             d_in, d_unembed = d, d
         else:
-            d_in, d_unembed = (2 * d if architecture == "mlp_concat" else d), d_mlp
+            d_in, d_unembed = (2 * d if kind == "mlp_concat" else d), d_mlp
         self.W_in = _normal((K, d_in, d_mlp), d_mlp if reference else d_in, generator)
         self.b_in = nn.Parameter(torch.zeros(K, 1, d_mlp))
         self.W_U = _normal((K, d_unembed, p), p if reference else d_unembed, generator)
@@ -91,9 +93,9 @@ class ModAddNet(nn.Module):
     def _mlp_input(self, ea: torch.Tensor, eb: torch.Tensor) -> torch.Tensor:
         """The residual stream (or MLP input) at the last position, (K, N, d_in), from the two
         token embeddings (K, N, d)."""
-        if self.architecture == "mlp_add":
+        if self.kind == "mlp_add":
             return ea + eb
-        if self.architecture == "mlp_concat":
+        if self.kind == "mlp_concat":
             return torch.cat([ea, eb], dim=-1)
         x0, x1 = ea + self.W_pos[:, 0:1], eb + self.W_pos[:, 1:2]
         return x1 + torch.bmm(self._heads(x0, x1), self.W_O.flatten(1, 2))
@@ -124,7 +126,7 @@ class ModAddNet(nn.Module):
         x = self._mlp_input(ea, eb)
         pre = torch.baddbmm(self.b_in, x, self.W_in)
         hidden = torch.relu(pre)
-        if self.architecture == "attention":
+        if self.kind == "attention":
             x = torch.baddbmm(self.b_out, hidden, self.W_out).add_(x)
         else:
             x = hidden

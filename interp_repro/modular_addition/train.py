@@ -57,17 +57,17 @@ def scores(model: ModAddNet, idx: torch.Tensor) -> tuple[np.ndarray, np.ndarray]
             (logits.argmax(-1) == y).double().mean(-1).cpu().numpy())
 
 
-def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: float = 1.0, lr: float = 1e-3,
+def train(kind: str, p: int, seeds: list[int], *, steps: int, rate: float = 1.0, lr: float = 1e-3,
           weight_decay: float = 2.0, train_frac: float = 0.8, eval_every: int = 50, d_model: int = 128,
           n_heads: int = 4, d_mlp: int = 512, init: str = "reference", checkpoints: tuple[int, ...] = (),
           device: str = "cpu", desc: str = "training", quiet: bool | None = None) -> TrainResult:
-    """Train one instance per seed in ``seeds``, all stacked. Seed s fixes both instance's split
-    (``data.split``) and its initialisation (``torch_generator(s)``), so an instance's result does not
-    depend on which other seeds it is stacked with. The model's state is also kept after each step
-    count in ``checkpoints`` (at most ``steps``): the learning-rate schedule does not depend on
-    ``steps``, so it is the state a run of that many steps ends in. On ``device`` "cuda" the stacked
-    instances train as one program on the GPU (paper scale: hundreds of networks); an instance's
-    numbers then match its CPU run up to float rounding, not bit for bit."""
+    """Train one network of model ``kind`` (``model.KINDS``) per seed in ``seeds``, all stacked. Seed s
+    fixes both instance's split (``data.split``) and its initialisation (``torch_generator(s)``), so an
+    instance's result does not depend on which other seeds it is stacked with. The model's state is
+    also kept after each step count in ``checkpoints`` (at most ``steps``): the learning-rate schedule
+    does not depend on ``steps``, so it is the state a run of that many steps ends in. On ``device``
+    "cuda" the stacked instances train as one program on the GPU (paper scale: hundreds of networks);
+    an instance's numbers then match its CPU run up to float rounding, not bit for bit."""
     if not isinstance(seeds, list | tuple) or not seeds:
         raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
     check_positive_int("steps", steps)
@@ -78,7 +78,7 @@ def train(architecture: str, p: int, seeds: list[int], *, steps: int, rate: floa
         check_positive_int("checkpoints", c)
         if c > steps:
             raise ValueError(f"checkpoint {c} lies beyond the run's {steps} steps")
-    instances = [ModAddNet(1, p, architecture, torch_generator(s), rate=rate, d_model=d_model,
+    instances = [ModAddNet(1, p, kind, torch_generator(s), rate=rate, d_model=d_model,
                            n_heads=n_heads, d_mlp=d_mlp, init=init) for s in seeds]
     model = instances[0]
     if len(instances) > 1:

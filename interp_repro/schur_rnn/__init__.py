@@ -1,6 +1,6 @@
 """Task-restricted symmetries in recurrent weight space (Draeger 2026).
 
-- ``tasks``: the copy task and three neuroscience-style tasks (what the network sees);
+- ``data``: the copy task and three neuroscience-style tasks (what the network sees);
 - ``model``: the bias-free tanh RNN and its four recurrent constructions, batched over seeds;
 - ``train``: how the weights are obtained (our recipe);
 - ``measures``: ordered real Schur coordinates of W_hh, the coupling ablations and the ablation

@@ -27,6 +27,8 @@ from interp_repro.core import (
 )
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.schur_rnn.data import TASKS
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
     ablation_profile,
@@ -42,7 +44,6 @@ from interp_repro.schur_rnn.measures import (
     task_learned,
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS
-from interp_repro.schur_rnn.tasks import TASKS
 from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
 
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
@@ -87,9 +88,10 @@ class TrainSpec:
                              "switch from")
 
 
-def train_unit(spec: TrainSpec) -> Arrays:
-    """Train (or load) one unit: weights W_xh, W_hh, W_hy with a leading seed axis, the training
-    curve (steps, seeds), the held-out loss (seeds,) and, for the copy task, replay accuracy."""
+def train_or_load(spec: TrainSpec) -> Arrays:
+    """Train (or load) the unit of ``spec`` (cached): weights W_xh, W_hh, W_hy with a leading seed
+    axis, the training curve (steps, seeds), the held-out loss (seeds,) and, for the copy task, replay
+    accuracy."""
     def compute() -> Arrays:
         res = train(spec.task, spec.construction, spec.n_hidden, seeds=spec.seeds, steps=spec.steps,
                     seed=spec.seed, batch=spec.batch, lr=spec.lr, clip=spec.clip, schedule=spec.schedule,
@@ -114,13 +116,14 @@ def profile_unit(spec: TrainSpec, trained: Arrays, alpha: float, eval_batch: int
 
 def run_unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit[TrainSpec]:
     """Train (or load) one unit and profile its 8 ablations at split ``alpha``."""
-    trained = train_unit(spec)
+    trained = train_or_load(spec)
     return Unit(spec, trained, profile_unit(spec, trained, alpha, eval_batch))
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """Training settings shared by the units of one experiment (ours; see ``train.train``)."""
+class UnitSettings:
+    """What the units of one experiment share (ours): how they train (``train.train``; the defaults
+    are ``train.COPY_RECIPE``), their seeds, and the split ``alpha`` and batch of their profiles."""
 
     seeds: int = 4
     steps: int = COPY_RECIPE["steps"]
@@ -135,7 +138,7 @@ class Recipe:
 
     def spec(self, task: str, construction: str, n_hidden: int, train_replay: int | None = None,
              full_replay_share: float = 0.0, seeds: int | None = None) -> TrainSpec:
-        """The unit ``(task, construction, n_hidden)`` with this recipe (``seeds`` overrides its seeds)."""
+        """The unit ``(task, construction, n_hidden)`` with these settings (``seeds`` overrides theirs)."""
         return TrainSpec(task, construction, n_hidden, self.seeds if seeds is None else seeds, self.steps,
                          self.batch, self.lr, self.clip, self.schedule, self.warmup, train_replay, self.seed,
                          full_replay_share)
@@ -153,7 +156,7 @@ FULL_REPLAY_FOR = ("headline", "all")
 
 
 @dataclass(frozen=True)
-class CopyConfig(Recipe, Preset):
+class CopyConfig(UnitSettings, Preset):
     """The copy-task experiments: every construction at every size of ``n_hiddens`` (Figure 1),
     dense orthogonal over ``sweep_n_hiddens`` (accuracy against N_h) and the headline unit over
     ``alphas`` (Table 1).
@@ -264,11 +267,11 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
 
 PAPER_NEURO_FVU = {"flipflop": 0.0048, "sine": 0.0036, "context": 0.0104}
 """Full-model FVU on held-out data of the paper's dense orthogonal networks, N_h = 64 (Draeger 2026,
-§4, as a summary of the paper reports them; its task specs are not available, ours are in ``tasks``)."""
+§4, as a summary of the paper reports them; its task specs are not available, ours are in ``data``)."""
 
 
 @dataclass(frozen=True)
-class NeuroConfig(Recipe, Preset):
+class NeuroConfig(UnitSettings, Preset):
     """The three neuroscience-style tasks, every construction at N_h = 64 (Draeger 2026, §4; task
     specs ours), trained with ``train.NEURO_RECIPE``: the paper's Adam lr 1e-3 and batch 64, our cosine
     schedule and length.
@@ -353,12 +356,18 @@ def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:
     return [Job(run_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in specs]
 
 
+EXPERIMENTS: dict[str, Experiment] = {
+    "copy": Experiment(CopyConfig.preset, run_copy, (copy_claims,), jobs=_unit_jobs),
+    "neuro": Experiment(NeuroConfig.preset, run_neuro, (neuro_claims,), jobs=_unit_jobs),
+}
+"""The study's experiments (``core.table``), each one job per unit."""
+
+
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``: one per unit (train, profile)."""
-    return _unit_jobs(CopyConfig.preset(scale)) + _unit_jobs(NeuroConfig.preset(scale))
+    return table_jobs(EXPERIMENTS, scale)
 
 
 def run_all(scale: str) -> dict[str, Any]:
     """Run every experiment of the study at ``scale`` (cached) and return all headline numbers."""
-    copy, neuro = CopyConfig.preset(scale), NeuroConfig.preset(scale)
-    return copy_claims(run_copy(copy)) | neuro_claims(run_neuro(neuro))
+    return table_claims(EXPERIMENTS, scale, desc="Schur-RNN experiments")

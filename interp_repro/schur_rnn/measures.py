@@ -28,8 +28,8 @@ from interp_repro.core import (
     check_real_array,
     torch_generator,
 )
+from interp_repro.schur_rnn.data import make_batch
 from interp_repro.schur_rnn.model import rollout
-from interp_repro.schur_rnn.tasks import make_batch
 
 ABLATION_BLOCKS = ("RR", "CR", "CC")
 """The parts of N an ablation can remove: N_RR, T_{C->R} (rows R, columns C) and N_CC (§3)."""

@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from interp_repro.core import Unit
+from interp_repro.schur_rnn.data import COPY_REPLAY
 from interp_repro.schur_rnn.measures import PAPER_LEVEL_TOL, PARTS, eigen_split, seeds_within
-from interp_repro.schur_rnn.tasks import COPY_REPLAY
 from interp_repro.schur_rnn.train import full_replay_steps
 
 SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",

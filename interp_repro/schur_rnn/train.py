@@ -28,9 +28,9 @@ from interp_repro.core import (
     select_device,
     torch_generator,
 )
+from interp_repro.schur_rnn.data import make_batch, task_dims
 from interp_repro.schur_rnn.measures import replay_accuracy
 from interp_repro.schur_rnn.model import RecurrentNet
-from interp_repro.schur_rnn.tasks import make_batch, task_dims
 
 SCHEDULES = ("constant", "cosine")
 

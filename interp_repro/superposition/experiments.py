@@ -21,8 +21,9 @@ from interp_repro.core import (
     check_probability,
     check_tuple,
 )
-from interp_repro.core.parallel import Job, run_jobs
+from interp_repro.core.parallel import Job
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import Experiment, table_claims, table_jobs
 from interp_repro.core.units import Arrays
 from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.measures import (
@@ -585,41 +586,27 @@ def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
             "superposition.abs_sparse_top_share": live_top_share(sweep[-1])}
 
 
-def _configs(scale: str) -> dict[str, Any]:
-    """Every experiment's config at ``scale``, by experiment name."""
-    two, three = phase_configs(scale)
-    return {"intro": IntroConfig.preset(scale), "pentagon": PentagonConfig.preset(scale),
-            "demo": DemoConfig.preset(scale), "phase_2to1": two,
-            "phase_3to2": three, "geometry": GeometryConfig.preset(scale),
-            "dynamics": DynamicsConfig.preset(scale), "correlation": CorrelationConfig.preset(scale),
-            "privileged": PrivilegedConfig.preset(scale), "abs": AbsConfig.preset(scale)}
-
-
-_RUNS = {"intro": run_intro, "pentagon": run_pentagon, "demo": run_demo, "phase_2to1": run_phase,
-         "phase_3to2": run_phase, "geometry": run_geometry, "dynamics": run_dynamics,
-         "correlation": run_correlation, "privileged": run_privileged, "abs": run_abs}
+EXPERIMENTS: dict[str, Experiment] = {
+    "intro": Experiment(IntroConfig.preset, run_intro, (intro_claims,)),
+    "pentagon": Experiment(PentagonConfig.preset, run_pentagon, (pentagon_claims,)),
+    "demo": Experiment(DemoConfig.preset, run_demo, (demo_claims,)),
+    "phase_2to1": Experiment(lambda scale: phase_configs(scale)[0], run_phase, (phase_claims,)),
+    "phase_3to2": Experiment(lambda scale: phase_configs(scale)[1], run_phase, (phase_3_2_claims,)),
+    "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,)),
+    "dynamics": Experiment(DynamicsConfig.preset, run_dynamics),
+    "correlation": Experiment(CorrelationConfig.preset, run_correlation, (correlation_claims,)),
+    "privileged": Experiment(PrivilegedConfig.preset, run_privileged, (privileged_claims,)),
+    "abs": Experiment(AbsConfig.preset, run_abs, (abs_claims,)),
+}
+"""The study's experiments (``core.table``), one job each."""
 
 
 def jobs(scale: str) -> list[Job]:
     """The study's independent cached computations at ``scale``, one per experiment."""
-    return [Job(_RUNS[name], (cfg,)) for name, cfg in _configs(scale).items()]
+    return table_jobs(EXPERIMENTS, scale)
 
 
 def run_all(scale: str) -> dict[str, Any]:
-    """Run every experiment of the study at ``scale`` (cached) and return all headline numbers.
-
-    The experiments are independent, so those not cached yet run side by side first
-    (``core.parallel.run_jobs``)."""
-    run_jobs(jobs(scale), desc="superposition experiments")
-    cfg = _configs(scale)
-    claims: dict[str, Any] = {}
-    claims |= intro_claims(run_intro(cfg["intro"]))
-    claims |= pentagon_claims(run_pentagon(cfg["pentagon"]))
-    claims |= demo_claims(run_demo(cfg["demo"]))
-    claims |= phase_claims(run_phase(cfg["phase_2to1"]))
-    claims |= phase_3_2_claims(run_phase(cfg["phase_3to2"]))
-    claims |= geometry_claims(run_geometry(cfg["geometry"]))
-    claims |= correlation_claims(run_correlation(cfg["correlation"]))
-    claims |= privileged_claims(run_privileged(cfg["privileged"]))
-    claims |= abs_claims(run_abs(cfg["abs"]))
-    return claims
+    """Run every experiment of the study at ``scale`` (cached, those not cached yet side by side
+    first) and return all headline numbers."""
+    return table_claims(EXPERIMENTS, scale, desc="superposition experiments")
