@@ -6,11 +6,12 @@ import pytest
 from interp_repro.core import Unit
 from interp_repro.reproduction.claims import load_claims
 from interp_repro.schur_rnn import experiments as ex
+from interp_repro.schur_rnn import measures
 
 
-def _spec(task="copy", construction="orthogonal", n=72, seeds=3):
+def _spec(task="copy", construction="orthogonal", n=72, seeds=3, share=0.0):
     replay = 32 if task == "copy" else None
-    return ex.TrainSpec(task, construction, n, seeds, 10, 4, 1e-3, 1.0, "cosine", 0, replay, 0)
+    return ex.TrainSpec(task, construction, n, seeds, 10, 4, 1e-3, 1.0, "cosine", 0, replay, 0, share)
 
 
 def _copy_unit(acc_mean, construction="orthogonal", n=72, seeds=3):
@@ -66,6 +67,62 @@ def test_neuro_claims_count_tasks_profiles_and_seed_spread():
     assert claims["schur_rnn.neuro_seed_dfvu_spread"] == pytest.approx(3.0)  # context, seeds 1 vs 4
     assert [claims[f"schur_rnn.neuro_fvu_{t}"] for t in ("flipflop", "sine", "context")] == pytest.approx(
         [0.015, 0.475, 0.05])  # the orthogonal units' median seeds
+
+
+def _copy_results() -> ex.CopyResults:
+    """A headline unit of 2 seeds (the paper's levels, and 0.04 below them on the first two ablations,
+    0.1 below on the others; Schur masses 0.1 and 0.3; |R| 2 and 3; weights whose moduli / rho are
+    1, 0.95, 0.5 and 1, 0.92, 0.7) and a dense normal unit of 3 seeds with full-model accuracy 0.6."""
+    paper = np.array(ex.PAPER_COPY_ACCURACY)
+    acc = np.stack([paper, paper - np.r_[0.04, 0.04, np.full(6, 0.1)]], axis=1)
+    W_hh = np.stack([np.diag([2.0, -1.9, 1.0]), np.diag([-1.0, 0.92, 0.7])])
+    head = Unit(_spec("copy", "orthogonal", 72, 2, share=0.5), {"W_hh": W_hh},
+                {"accuracy": acc, "mass": np.tile([0.1, 0.3], (8, 1)), "r": np.array([2, 3])})
+    grid = {("orthogonal", 72): head, ("normal", 72): _copy_unit(np.full(8, 0.6), "normal")}
+    alphas = {0.8: {"accuracy": np.ones((8, 2)), "r": np.array([3, 3])}, 0.9: head.measured}
+    return ex.CopyResults(grid=grid, sweep={}, alphas=alphas, headline=("orthogonal", 72))
+
+
+def test_copy_units_table_has_a_row_per_unit_and_names_its_schedule():
+    res = _copy_results()
+    table = ex.copy_units_table(res)
+    assert table["construction"].tolist() == ["dense orthogonal", "dense normal"]
+    assert table["N_h"].tolist() == [72, 72] and table["seeds"].tolist() == [2, 3]
+    assert table["replay accuracy (mean)"].tolist() == pytest.approx([0.98, 0.6])
+    assert table["min over seeds"].tolist() == pytest.approx([0.96, 0.6])
+    assert table["trained on"].tolist() == ["32-step replay, last 5 steps on 128", "32-step replay"]
+    assert ex.best_other_accuracy(res) == pytest.approx(0.6)
+    del res.grid[("normal", 72)]
+    assert ex.best_other_accuracy(res) is None
+
+
+def test_the_headline_tables_count_the_seeds_near_the_papers_levels():
+    res = _copy_results()
+    table = ex.headline_ablation_table(res)
+    paper = np.array(ex.PAPER_COPY_ACCURACY)
+    assert table["ablation"].tolist() == list(measures.SUBSET_LABELS)
+    assert table["paper"].tolist() == list(ex.PAPER_COPY_ACCURACY)
+    assert table["ours (mean)"].to_numpy() == pytest.approx(paper - np.r_[0.02, 0.02, np.full(6, 0.05)])
+    assert table["ours (max)"].to_numpy() == pytest.approx(paper)
+    assert table["ours (min)"].to_numpy() == pytest.approx(paper - np.r_[0.04, 0.04, np.full(6, 0.1)])
+    assert table["seeds within 0.05"].tolist() == ["2 of 2"] * 2 + ["1 of 2"] * 6
+    assert table["Schur mass removed"].to_numpy() == pytest.approx(np.full(8, 0.2))
+    assert ex.copy_seed_levels(res) == {"copy_headline_seeds": 2, "copy_within_full": 2, "copy_within_cc": 2,
+                                        "copy_within_rr": 1, "copy_within_cr": 1, "copy_within_all": 1}
+
+
+def test_table1_has_a_column_per_alpha_and_the_split_levels_read_the_headline_seeds():
+    res = _copy_results()
+    table = ex.table1(res)
+    assert table.columns.tolist() == ["alpha = 0.8", "alpha = 0.9"]
+    assert table.index.tolist() == [*measures.SUBSET_LABELS, "|R| (mean)", "profile shape holds"]
+    assert table["alpha = 0.8"].iloc[:8].tolist() == [1.0] * 8
+    assert table.loc["|R| (mean)"].tolist() == [3.0, 2.5]
+    # flat accuracy at 0.8 has no drops; the seed means at 0.9 keep the paper's shape
+    assert table.loc["profile shape holds"].tolist() == [False, True]
+    levels = ex.split_levels(res, 0.9)
+    assert (levels["split_lo"], levels["split_hi"]) == pytest.approx((0.7, 0.92), rel=1e-12)
+    assert levels["split_r"] == "2, 3"
 
 
 def test_the_paper_neuro_fvus_are_the_claims_paper_values():

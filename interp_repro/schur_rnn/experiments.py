@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from interp_repro.core import (
     Arrays,
@@ -29,6 +30,8 @@ from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
+    PAPER_LEVEL_TOL,
+    SUBSET_LABELS,
     ablation_profile,
     accuracy_drop,
     cc_pairs_gap,
@@ -38,12 +41,21 @@ from interp_repro.schur_rnn.measures import (
     largest_change,
     profile_holds,
     seed_spread,
+    seeds_within,
+    shared_split_interval,
     subset_index,
     task_learned,
 )
-from interp_repro.schur_rnn.model import CONSTRUCTIONS
-from interp_repro.schur_rnn.tasks import TASKS
-from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
+from interp_repro.schur_rnn.model import CONSTRUCTION_LABELS, CONSTRUCTIONS
+from interp_repro.schur_rnn.tasks import COPY_REPLAY, TASKS
+from interp_repro.schur_rnn.train import (
+    COPY_RECIPE,
+    NEURO_RECIPE,
+    SCHEDULES,
+    flush_denormals,
+    full_replay_steps,
+    train,
+)
 
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
 """Mean replay accuracy per subset (order of ``measures.SUBSETS``), dense orthogonal N_h = 72
@@ -85,6 +97,15 @@ class TrainSpec:
         if check_probability("full_replay_share", self.full_replay_share) and self.train_replay is None:
             raise ValueError(f"full_replay_share={self.full_replay_share!r} needs a shorter train_replay to "
                              "switch from")
+
+
+def replay_schedule(spec: TrainSpec) -> str:
+    """How a copy unit trained: on the short replay throughout, or with its last steps on the full
+    replay that is scored."""
+    if not spec.full_replay_share:
+        return f"{spec.train_replay}-step replay"
+    return (f"{spec.train_replay}-step replay, last {full_replay_steps(spec.steps, spec.full_replay_share)} "
+            f"steps on {COPY_REPLAY}")
 
 
 def train_unit(spec: TrainSpec) -> Arrays:
@@ -258,6 +279,85 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
     if cayley:
         claims["schur_rnn.copy_cayley_max_change"] = max(largest_change(a) for a in cayley)
     return claims
+
+
+COPY_SEED_LEVELS = {"full": (), "cc": ("CC",), "rr": ("RR",), "cr": ("CR",), "all": ABLATION_BLOCKS}
+"""The ablations whose seed counts the copy chapter states (:func:`copy_seed_levels`), by the suffix of
+their glued name."""
+
+OTHER_CONSTRUCTIONS = ("default", "normal")
+"""The dense constructions whose eigenvalues fall inside the alpha rho circle (the copy chapter's
+eigenvalue figure), read by :func:`best_other_accuracy`."""
+
+
+def copy_units_table(res: CopyResults) -> pd.DataFrame:
+    """The copy-task units of the grid, one row per (construction, N_h): the full model's replay
+    accuracy (mean and minimum over seeds), the number of seeds and how the unit trained
+    (:func:`replay_schedule`)."""
+    return pd.DataFrame(
+        [{"construction": CONSTRUCTION_LABELS[c], "N_h": n,
+          "replay accuracy (mean)": u.measured["accuracy"][0].mean(),
+          "min over seeds": u.measured["accuracy"][0].min(), "seeds": u.spec.seeds,
+          "trained on": replay_schedule(u.spec)}
+         for (c, n), u in res.grid.items()])
+
+
+def best_other_accuracy(res: CopyResults) -> float | None:
+    """The best seed-mean replay accuracy of the full model over the grid's units of
+    :data:`OTHER_CONSTRUCTIONS` (the largest "replay accuracy (mean)" of their rows in
+    :func:`copy_units_table`); None when none was trained."""
+    means = [u.measured["accuracy"][0].mean() for (c, _), u in res.grid.items() if c in OTHER_CONSTRUCTIONS]
+    return float(max(means)) if means else None
+
+
+def headline_ablation_table(res: CopyResults) -> pd.DataFrame:
+    """The headline unit's 8 ablations in ``measures.SUBSETS`` order (Figure 1): the paper's mean
+    replay accuracy, ours (mean, minimum and maximum over seeds), how many seeds land within
+    ``measures.PAPER_LEVEL_TOL`` of the paper's level (``measures.seeds_within``, as "n of K") and the
+    Schur mass removed (mean over seeds)."""
+    head = res.grid[res.headline]
+    acc = head.measured["accuracy"]
+    within = seeds_within(acc, PAPER_COPY_ACCURACY)
+    return pd.DataFrame({"ablation": SUBSET_LABELS, "paper": PAPER_COPY_ACCURACY,
+                         "ours (mean)": acc.mean(axis=1), "ours (min)": acc.min(axis=1),
+                         "ours (max)": acc.max(axis=1),
+                         f"seeds within {PAPER_LEVEL_TOL:g}": [f"{n} of {acc.shape[1]}" for n in within],
+                         "Schur mass removed": head.measured["mass"].mean(axis=1)})
+
+
+def copy_seed_levels(res: CopyResults) -> dict[str, int]:
+    """The copy chapter's seed counts (not claims): ``copy_headline_seeds``, the number of headline
+    seeds, and for each ablation of :data:`COPY_SEED_LEVELS` ``copy_within_<name>``, how many of them
+    land within ``measures.PAPER_LEVEL_TOL`` of the paper's level (``measures.seeds_within``)."""
+    acc = res.grid[res.headline].measured["accuracy"]
+    within = seeds_within(acc, PAPER_COPY_ACCURACY)
+    return {"copy_headline_seeds": acc.shape[1],
+            **{f"copy_within_{name}": int(within[subset_index(blocks)])
+               for name, blocks in COPY_SEED_LEVELS.items()}}
+
+
+def table1(res: CopyResults) -> pd.DataFrame:
+    """The Table 1 analogue for the headline unit, one column per split threshold alpha: the seed-mean
+    replay accuracy of every ablation (rows ``measures.SUBSET_LABELS``), then |R| (mean over seeds, a
+    complex pair counting twice) and whether the profile keeps its shape (``measures.profile_holds``)."""
+    table = pd.DataFrame({f"alpha = {a}": p["accuracy"].mean(axis=1) for a, p in res.alphas.items()},
+                         index=list(SUBSET_LABELS))
+    profiles = res.alphas.values()
+    table.loc["|R| (mean)"] = [p["r"].mean() for p in profiles]
+    table.loc["profile shape holds"] = [profile_holds(p["accuracy"].mean(axis=1)) for p in profiles]
+    return table
+
+
+def split_levels(res: CopyResults, alpha: float) -> dict[str, float | str]:
+    """Why Table 1 hardly depends on alpha (the copy chapter's numbers, not claims): ``split_lo`` and
+    ``split_hi``, the thresholds between which every headline seed splits its eigenvalues as ``alpha``
+    does (``measures.shared_split_interval``), and ``split_r``, the distinct sizes |R| of those seeds
+    at ``alpha`` in increasing order ("64" or "62, 64"). ``alpha`` must be the split the unit was
+    profiled at (``CopyConfig.alpha``)."""
+    head = res.grid[res.headline]
+    lo, hi = shared_split_interval(head.trained["W_hh"], alpha)
+    sizes = sorted(set(head.measured["r"].tolist()))
+    return {"split_lo": lo, "split_hi": hi, "split_r": ", ".join(map(str, sizes))}
 
 
 # --- neuroscience tasks -------------------------------------------------------------------------
