@@ -1,12 +1,14 @@
 """Experiment plumbing of the Schur-RNN study: configs, units, jobs and claims (fast checks)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from interp_repro.core import Unit
 from interp_repro.reproduction.claims import load_claims
 from interp_repro.schur_rnn import experiments as ex
 from interp_repro.schur_rnn import measures
+from interp_repro.schur_rnn.tasks import task_dims
 
 
 def _spec(task="copy", construction="orthogonal", n=72, seeds=3, share=0.0):
@@ -123,6 +125,73 @@ def test_table1_has_a_column_per_alpha_and_the_split_levels_read_the_headline_se
     levels = ex.split_levels(res, 0.9)
     assert (levels["split_lo"], levels["split_hi"]) == pytest.approx((0.7, 0.92), rel=1e-12)
     assert levels["split_r"] == "2, 3"
+
+
+def _neuro_units() -> ex.NeuroUnits:
+    """Dense orthogonal flip-flop networks whose seeds both have -T_CC as their one epsilon-stabilizer,
+    a Cayley flip-flop pair that changes nothing, and dense orthogonal sine networks that disagree
+    (-T_RR free for seed 0 only); every unit with |R| 2 and 4 and diagonal blocks holding 90% and 70%
+    of ||T||^2."""
+    seven = np.ones((7, 2))
+    free_cc, free_rr = seven.copy(), seven.copy()
+    free_cc[0] = 0.0
+    free_rr[1, 0] = 0.0
+    res = {("flipflop", "orthogonal"): _neuro_unit("flipflop", "orthogonal", [0.01, 0.03], free_cc),
+           ("flipflop", "cayley"): _neuro_unit("flipflop", "cayley", [0.02, 0.02], seven * 0),
+           ("sine", "orthogonal"): _neuro_unit("sine", "orthogonal", [0.2, 0.4], free_rr)}
+    for unit in res.values():
+        unit.measured.update(r=np.array([2, 4]), parts=np.array([[0.9, 0.1, 0, 0], [0.7, 0.1, 0.1, 0.1]]))
+    return res
+
+
+def test_the_neuro_fvu_table_has_a_row_per_unit():
+    table = ex.neuro_fvu_table(_neuro_units())
+    assert table[["task", "construction"]].values.tolist() == [
+        ["flipflop", "dense orthogonal"], ["flipflop", "Cayley"], ["sine", "dense orthogonal"]]
+    assert table["seeds"].tolist() == [2, 2, 2]
+    assert table["FVU (median)"].tolist() == pytest.approx([0.02, 0.02, 0.3])
+    assert table["FVU (worst seed)"].tolist() == pytest.approx([0.03, 0.02, 0.4])
+    assert table["paper's FVU"].tolist()[0::2] == [ex.PAPER_NEURO_FVU["flipflop"], ex.PAPER_NEURO_FVU["sine"]]
+    assert pd.isna(table["paper's FVU"][1])  # the paper reports its dense orthogonal networks only
+    assert table["|R| (mean)"].tolist() == [3.0] * 3
+    assert table["coupling share of ||T||²"].tolist() == pytest.approx([0.2] * 3)
+
+
+def test_the_stabilizer_table_and_the_neuro_levels_read_each_seed():
+    res = _neuro_units()
+    table = ex.stabilizer_table(res)
+    assert table.index.tolist() == [("flipflop", "Cayley"), ("flipflop", "dense orthogonal"),
+                                    ("sine", "dense orthogonal")]
+    assert table.columns.tolist() == [0, 1]
+    every = ", ".join(measures.SUBSET_LABELS[1:])
+    assert table.values.tolist() == [[every, every], ["-T_CC", "-T_CC"], ["-T_RR", "none"]]
+    assert ex.stabilizer_table(res, eps=1.0).values.tolist() == [[every, every]] * 3
+    # the Cayley seeds, stabilized by every ablation, count in neither level
+    assert ex.neuro_levels(res) == {"seed_dependent_units": 1, "flipflop_rr_free": "0 of 2",
+                                    "flipflop_cc_free": "2 of 2"}
+
+
+def test_target_variances_are_those_of_the_profiles_held_out_batch():
+    cfg = ex.NeuroConfig.preset("ci", eval_batch=8, seed=5)
+    assert ex.target_variances(cfg) == {t: measures.target_variance(t, seed=7, batch=8) for t in cfg.tasks}
+
+
+def test_neuro_rollouts_take_the_first_dense_orthogonal_seed_without_any_coupling():
+    rng = np.random.default_rng(0)
+    res = {}
+    for task, construction in (("flipflop", "orthogonal"), ("flipflop", "cayley"), ("sine", "orthogonal")):
+        n_in, n_out = task_dims(task)
+        weights = {"W_xh": rng.normal(0, 0.5, (2, 6, n_in)).astype(np.float32),
+                   "W_hh": rng.normal(0, 0.5, (2, 6, 6)),
+                   "W_hy": rng.normal(0, 0.5, (2, n_out, 6)).astype(np.float32)}
+        res[(task, construction)] = Unit(_spec(task, construction, 6, 2), weights, {})
+    rollouts = ex.neuro_rollouts(res, 0.9)
+    assert list(rollouts) == ["flipflop", "sine"]
+    for task, example in rollouts.items():
+        expected = measures.example_rollout(res[(task, "orthogonal")].trained, task, ("RR", "CR", "CC"), 0.9)
+        assert example.keys() == expected.keys()
+        for name, value in expected.items():
+            np.testing.assert_array_equal(example[name], value)
 
 
 def test_the_paper_neuro_fvus_are_the_claims_paper_values():

@@ -31,6 +31,7 @@ from interp_repro.core.presets import Preset
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
     PAPER_LEVEL_TOL,
+    STABILIZER_EPS,
     SUBSET_LABELS,
     ablation_profile,
     accuracy_drop,
@@ -38,12 +39,16 @@ from interp_repro.schur_rnn.measures import (
     cr_lowest,
     distinct_stabilizer_profiles,
     every_seed_learned,
+    example_rollout,
     largest_change,
     profile_holds,
+    seed_dependent_units,
     seed_spread,
     seeds_within,
     shared_split_interval,
+    stabilizer_sets,
     subset_index,
+    target_variance,
     task_learned,
 )
 from interp_repro.schur_rnn.model import CONSTRUCTION_LABELS, CONSTRUCTIONS
@@ -415,14 +420,18 @@ class NeuroConfig(Recipe, Preset):
                 for t in self.tasks for c in self.constructions]
 
 
-def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit[TrainSpec]]:
+NeuroUnits = dict[tuple[str, str], Unit[TrainSpec]]
+"""The neuroscience units by (task, construction), as :func:`run_neuro` returns them."""
+
+
+def run_neuro(cfg: NeuroConfig) -> NeuroUnits:
     """Train (or load) one unit per (task, construction) and profile its 8 ablations; missing units
     are trained side by side (``core.parallel.run_jobs``)."""
     run_jobs(_unit_jobs(cfg), desc="neuroscience units")
     return {(s.task, s.construction): run_unit(s, cfg.alpha, cfg.eval_batch) for s in cfg.specs()}
 
 
-def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
+def neuro_claims(res: NeuroUnits) -> dict[str, Any]:
     """Training quality (the dense orthogonal networks' full-model FVU per task, median seed, as the
     paper reports it), Cayley invariance, how the stabilizer sets vary by task, and how far two seeds
     that both learned a task differ in the damage of one ablation."""
@@ -444,6 +453,56 @@ def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
     claims["schur_rnn.neuro_seed_dfvu_spread"] = max((seed_spread(p["delta_fvu"]) for p in learned),
                                                      default=0.0)
     return claims
+
+
+def target_variances(cfg: NeuroConfig) -> dict[str, float]:
+    """Per task of ``cfg``, the variance of the target on the held-out batch that the profiles score
+    (``measures.target_variance`` at seed ``cfg.seed + 2``, ``cfg.eval_batch`` trials): what turns a
+    training MSE into an FVU."""
+    return {t: target_variance(t, seed=cfg.seed + 2, batch=cfg.eval_batch) for t in cfg.tasks}
+
+
+def neuro_fvu_table(res: NeuroUnits) -> pd.DataFrame:
+    """How well each unit learned, one row per (task, construction): seeds, the full model's FVU
+    (median and worst seed), the paper's FVU (dense orthogonal only), |R| (mean over seeds) and the
+    coupling's share of ||T||_F^2 (1 minus the diagonal blocks' share, mean over seeds)."""
+    return pd.DataFrame(
+        [{"task": t, "construction": CONSTRUCTION_LABELS[c], "seeds": u.spec.seeds,
+          "FVU (median)": np.median(u.measured["fvu"][0]), "FVU (worst seed)": u.measured["fvu"][0].max(),
+          "paper's FVU": PAPER_NEURO_FVU[t] if c == "orthogonal" else None,
+          "|R| (mean)": u.measured["r"].mean(),
+          "coupling share of ||T||²": 1 - u.measured["parts"][:, 0].mean()}
+         for (t, c), u in res.items()])
+
+
+def stabilizer_table(res: NeuroUnits, eps: float = STABILIZER_EPS) -> pd.DataFrame:
+    """Each seed's epsilon-stabilizers (``measures.stabilizer_sets`` with ``eps``) by their labels,
+    "none" for none: one row per (task, construction), one column per seed."""
+    rows = [{"task": t, "construction": CONSTRUCTION_LABELS[c], "seed": k,
+             "epsilon-stabilizers": ", ".join(SUBSET_LABELS[i] for i in sorted(s)) or "none"}
+            for (t, c), u in res.items() for k, s in enumerate(stabilizer_sets(u.measured, eps))]
+    return pd.DataFrame(rows).pivot_table(index=["task", "construction"], columns="seed",
+                                          values="epsilon-stabilizers", aggfunc="first")
+
+
+def neuro_levels(res: NeuroUnits) -> dict[str, int | str]:
+    """The neuroscience chapter's counts over the dense (not Cayley) units (not claims):
+    ``seed_dependent_units`` (``measures.seed_dependent_units``), and ``flipflop_rr_free``,
+    ``flipflop_cc_free``: of the dense flip-flop seeds, how many have the removal of N_RR alone, and
+    of N_CC alone, among their epsilon-stabilizers ("n of m")."""
+    dense = [u.measured for (_, c), u in res.items() if c != "cayley"]
+    flipflop = [s for (t, c), u in res.items() if t == "flipflop" and c != "cayley"
+                for s in stabilizer_sets(u.measured)]
+    free = {block: sum(subset_index({block}) in s for s in flipflop) for block in ("RR", "CC")}
+    return {"seed_dependent_units": seed_dependent_units(dense),
+            **{f"flipflop_{block.lower()}_free": f"{n} of {len(flipflop)}" for block, n in free.items()}}
+
+
+def neuro_rollouts(res: NeuroUnits, alpha: float) -> dict[str, dict[str, np.ndarray]]:
+    """Per task with a dense orthogonal unit, one held-out trial through its first seed, full and
+    with all three coupling blocks removed at split ``alpha`` (``measures.example_rollout``)."""
+    return {t: example_rollout(u.trained, t, ABLATION_BLOCKS, alpha) for (t, c), u in res.items()
+            if c == "orthogonal"}
 
 
 def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:
