@@ -13,6 +13,7 @@ from itertools import product
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy.special import erf
 
 from interp_repro.abstraction.data import TwoFactorData, check_nu, two_factor_data
@@ -20,6 +21,7 @@ from interp_repro.abstraction.measures import (
     abstraction_score,
     alpha_trajectory,
     attenuation_check,
+    attenuation_excess,
     attenuation_violations,
     concept_scores,
     deep_terminal,
@@ -29,6 +31,7 @@ from interp_repro.abstraction.measures import (
     gelu,
     gelu_kernel,
     largest_gap,
+    layer_profile,
     leaky_relu,
     leaky_relu_kernel,
     max_alpha,
@@ -327,6 +330,15 @@ def run_depth(cfg: DepthConfig) -> Arrays:
     return cached("abstraction/depth", cfg, compute)
 
 
+def depth_profiles(res: Arrays) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """For each depth L, the final alpha of layers 0..L (the row of ``profile`` without its NaN
+    padding), and the depth law through the input's alpha_x and that last layer's alpha
+    (``measures.layer_profile``), both keyed by L."""
+    profiles = {L: row[: L + 1] for L, row in enumerate(res["profile"], start=1)}
+    theory = {L: layer_profile(res["alpha_x"], p[-1], L) for L, p in profiles.items()}
+    return profiles, theory
+
+
 def depth_claims(res: Arrays) -> dict[str, Any]:
     """The last layer's terminal alpha rises with depth; the layer profile is linear in arctanh."""
     last = res["last"][:, -1]
@@ -580,6 +592,17 @@ def anti_abstraction_levels(res: Arrays) -> dict[str, float]:
     return levels
 
 
+def pre_post_table(res: PrePost) -> pd.DataFrame:
+    """One row per activation: alpha of the pre-activations and of the post-activations at the end of
+    training, and the largest |alpha_post| - |alpha_pre| over training (``measures.attenuation_excess``:
+    above 0, the attenuation law failed for a while)."""
+    return pd.DataFrame({"pre (end)": [res.pre[act][-1] for act in res.pre],
+                         "post (end)": [res.post[act][-1] for act in res.pre],
+                         "largest |post| - |pre|": [attenuation_excess(res.post[act], res.pre[act])
+                                                    for act in res.pre]},
+                        index=pd.Index(list(res.pre), name="activation"))
+
+
 def nonlinear_claims(res: PrePost) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
     (noise-free data)."""
@@ -689,10 +712,12 @@ def ablation_claims(res: Arrays) -> dict[str, Any]:
 
 
 def ablation_levels(res: Arrays) -> dict[str, float]:
-    """Mean alpha and probe accuracy, intact and ablated. Not claims: the paper's levels are
-    Gemma's, which ours do not compare with (``claims.toml``, not reproduced here)."""
-    return {f"gelu_{score}_{state}": float(res[f"{score}_{state}"].mean())
-            for score in ("alpha", "probe") for state in ("intact", "ablated")}
+    """Mean alpha and probe accuracy, intact and ablated, and ``gelu_test_accuracy``, the intact
+    networks' mean held-out 4-way accuracy. Not claims: the paper's levels are Gemma's, which ours do
+    not compare with (``claims.toml``, not reproduced here)."""
+    levels = {f"gelu_{score}_{state}": float(res[f"{score}_{state}"].mean())
+              for score in ("alpha", "probe") for state in ("intact", "ablated")}
+    return levels | {"gelu_test_accuracy": float(res["test_accuracy"].mean())}
 
 
 GELU_SETTINGS: dict[str, dict[str, Any]] = {
@@ -758,6 +783,19 @@ def run_gelu_sensitivity(cfg: GeluSensitivityConfig) -> Arrays:
     return cached("abstraction/gelu_sensitivity", cfg, compute)
 
 
+SENSITIVITY_COLUMNS = ("alpha_up", "probe_up", "walpha_up", "hidden_probe_up", "probe_intact",
+                       "test_accuracy")
+"""The summaries of :func:`run_gelu_sensitivity` that :func:`gelu_sensitivity_table` shows."""
+
+
+def gelu_sensitivity_table(cfg: GeluSensitivityConfig, res: Arrays) -> pd.DataFrame:
+    """The sweep of :func:`run_gelu_sensitivity`, one row per setting of ``cfg``: the fractions of
+    (seed, block) pairs in which alpha, the probe, the whitened alpha and the hidden layer's probe go
+    up, the intact probe accuracy and the held-out accuracy (:data:`SENSITIVITY_COLUMNS`)."""
+    return pd.DataFrame({c: res[c] for c in SENSITIVITY_COLUMNS},
+                        index=pd.Index(cfg.settings, name="setting"))
+
+
 def paper_like_setting(cfg: GeluSensitivityConfig, res: Arrays) -> str:
     """A criterion that looks only at the intact networks, never at the direction of the change:
     among the settings whose networks learn the task (held-out accuracy >= :data:`LEARNED`), the one
@@ -780,6 +818,7 @@ def gelu_sensitivity_levels(cfg: GeluSensitivityConfig, res: Arrays) -> dict[str
             "gelu_like_hidden_probe_up": float(res["hidden_probe_up"][i]),
             "gelu_sweep_probe_up_min": float(res["probe_up"].min()),
             "gelu_sweep_probe_up_max": float(res["probe_up"].max()),
+            "gelu_sweep_probe_intact_min": float(res["probe_intact"].min()),
             "gelu_sweep_probe_intact_max": float(res["probe_intact"].max()),
             "gelu_sweep_probe_with_alpha": float(res["probe_with_alpha"].mean()),
             "gelu_sweep_probe_with_walpha": float(res["probe_with_walpha"].mean())}
