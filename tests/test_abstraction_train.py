@@ -435,3 +435,55 @@ def test_gemmas_probe_level_is_the_registrys():
 
     (entry,) = [e for e in load_not_reproduced() if e.id == "abstraction.gelu_probe_intact"]
     assert float(entry.paper) == PAPER_PROBE
+
+
+# --- the chapters' tables and levels --------------------------------------------------------------------
+
+def test_depth_profiles_drop_the_padding_and_draw_the_law_through_the_ends():
+    from interp_repro.abstraction.experiments.linear import depth_profiles
+
+    res = {"profile": np.array([[0.3, 0.5, np.nan], [0.3, 0.4, 0.6]]), "alpha_x": np.array(0.3)}
+    profiles, theory = depth_profiles(res)
+    assert list(profiles) == list(theory) == [1, 2]
+    np.testing.assert_array_equal(profiles[1], [0.3, 0.5])
+    np.testing.assert_array_equal(profiles[2], [0.3, 0.4, 0.6])
+    np.testing.assert_array_equal(theory[2], layer_profile(0.3, 0.6, 2))
+    assert theory[1] == pytest.approx([0.3, 0.5])  # one hidden layer: the law is its two ends
+
+
+def test_pre_post_table_reads_the_end_and_the_largest_excess_per_activation():
+    from interp_repro.abstraction.experiments.nonlinear import PrePost, pre_post_table
+
+    res = PrePost(t=np.array([1.0, 2.0]), pre={"erf": np.array([0.2, 0.5]), "relu": np.array([0.1, -0.3])},
+                  post={"erf": np.array([0.1, 0.45]), "relu": np.array([0.3, 0.1])})
+    table = pre_post_table(res)
+    assert table.index.tolist() == ["erf", "relu"]
+    assert table["pre (end)"].tolist() == [0.5, -0.3] and table["post (end)"].tolist() == [0.45, 0.1]
+    # erf: |post| - |pre| is -0.1, then -0.05; relu: 0.2 (the law failed early), then -0.2
+    assert table["largest |post| - |pre|"].tolist() == pytest.approx([-0.05, 0.2])
+
+
+def test_the_gelu_tables_and_levels_read_the_seeds_and_the_settings():
+    from interp_repro.abstraction.experiments.ablation import (
+        SENSITIVITY_COLUMNS,
+        ablation_levels,
+        gelu_sensitivity_levels,
+        gelu_sensitivity_table,
+    )
+
+    scores = {f"{score}_{state}": np.full((2, 3, 2), value) for score in ABLATION_SCORES
+              for state, value in (("intact", 0.25), ("ablated", 0.5))}
+    levels = ablation_levels(scores | {"test_accuracy": np.array([0.9, 0.95])})
+    assert levels == pytest.approx({"gelu_alpha_intact": 0.25, "gelu_alpha_ablated": 0.5,
+                                    "gelu_probe_intact": 0.25, "gelu_probe_ablated": 0.5,
+                                    "gelu_test_accuracy": 0.925})
+    cfg = GeluSensitivityConfig(settings=("book's network", "1 block"))
+    summaries = (*SENSITIVITY_COLUMNS, "hidden_alpha_up", "probe_with_alpha", "probe_with_walpha")
+    res = {key: np.array([0.25, 0.75]) for key in summaries}
+    res |= {"probe_intact": np.array([0.7, 0.8]), "test_accuracy": np.array([0.95, 0.92])}
+    table = gelu_sensitivity_table(cfg, res)
+    assert table.index.tolist() == list(cfg.settings) and table.columns.tolist() == list(SENSITIVITY_COLUMNS)
+    assert table.loc["1 block"].tolist() == [0.75, 0.75, 0.75, 0.75, 0.8, 0.92]
+    sweep = gelu_sensitivity_levels(cfg, res)
+    assert (sweep["gelu_sweep_probe_intact_min"], sweep["gelu_sweep_probe_intact_max"]) == (0.7, 0.8)
+    assert sweep["gelu_like_setting"] == "1 block"  # learnt, and the closer to Gemma's 0.944

@@ -1,16 +1,19 @@
 """Experiment plumbing of the Schur-RNN study: configs, units, jobs and claims (fast checks)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from interp_repro.core import Unit
 from interp_repro.reproduction.claims import load_claims
 from interp_repro.schur_rnn import experiments as ex
+from interp_repro.schur_rnn import measures
+from interp_repro.schur_rnn.data import task_dims
 
 
-def _spec(task="copy", construction="orthogonal", n=72, seeds=3):
+def _spec(task="copy", construction="orthogonal", n=72, seeds=3, share=0.0):
     replay = 32 if task == "copy" else None
-    return ex.TrainSpec(task, construction, n, seeds, 10, 4, 1e-3, 1.0, "cosine", 0, replay, 0)
+    return ex.TrainSpec(task, construction, n, seeds, 10, 4, 1e-3, 1.0, "cosine", 0, replay, 0, share)
 
 
 def _copy_unit(acc_mean, construction="orthogonal", n=72, seeds=3):
@@ -66,6 +69,129 @@ def test_neuro_claims_count_tasks_profiles_and_seed_spread():
     assert claims["schur_rnn.neuro_seed_dfvu_spread"] == pytest.approx(3.0)  # context, seeds 1 vs 4
     assert [claims[f"schur_rnn.neuro_fvu_{t}"] for t in ("flipflop", "sine", "context")] == pytest.approx(
         [0.015, 0.475, 0.05])  # the orthogonal units' median seeds
+
+
+def _copy_results() -> ex.CopyResults:
+    """A headline unit of 2 seeds (the paper's levels, and 0.04 below them on the first two ablations,
+    0.1 below on the others; Schur masses 0.1 and 0.3; |R| 2 and 3; weights whose moduli / rho are
+    1, 0.95, 0.5 and 1, 0.92, 0.7) and a dense normal unit of 3 seeds with full-model accuracy 0.6."""
+    paper = np.array(ex.PAPER_COPY_ACCURACY)
+    acc = np.stack([paper, paper - np.r_[0.04, 0.04, np.full(6, 0.1)]], axis=1)
+    W_hh = np.stack([np.diag([2.0, -1.9, 1.0]), np.diag([-1.0, 0.92, 0.7])])
+    head = Unit(_spec("copy", "orthogonal", 72, 2, share=0.5), {"W_hh": W_hh},
+                {"accuracy": acc, "mass": np.tile([0.1, 0.3], (8, 1)), "r": np.array([2, 3])})
+    grid = {("orthogonal", 72): head, ("normal", 72): _copy_unit(np.full(8, 0.6), "normal")}
+    alphas = {0.8: {"accuracy": np.ones((8, 2)), "r": np.array([3, 3])}, 0.9: head.measured}
+    return ex.CopyResults(grid=grid, sweep={}, alphas=alphas, headline=("orthogonal", 72))
+
+
+def test_copy_units_table_has_a_row_per_unit_and_names_its_schedule():
+    res = _copy_results()
+    table = ex.copy_units_table(res)
+    assert table["construction"].tolist() == ["dense orthogonal", "dense normal"]
+    assert table["N_h"].tolist() == [72, 72] and table["seeds"].tolist() == [2, 3]
+    assert table["replay accuracy (mean)"].tolist() == pytest.approx([0.98, 0.6])
+    assert table["min over seeds"].tolist() == pytest.approx([0.96, 0.6])
+    assert table["trained on"].tolist() == ["32-step replay, last 5 steps on 128", "32-step replay"]
+    assert ex.best_other_accuracy(res) == pytest.approx(0.6)
+    del res.grid[("normal", 72)]
+    assert ex.best_other_accuracy(res) is None
+
+
+def test_the_headline_tables_count_the_seeds_near_the_papers_levels():
+    res = _copy_results()
+    table = ex.headline_ablation_table(res)
+    paper = np.array(ex.PAPER_COPY_ACCURACY)
+    assert table["ablation"].tolist() == list(measures.SUBSET_LABELS)
+    assert table["paper"].tolist() == list(ex.PAPER_COPY_ACCURACY)
+    assert table["ours (mean)"].to_numpy() == pytest.approx(paper - np.r_[0.02, 0.02, np.full(6, 0.05)])
+    assert table["ours (max)"].to_numpy() == pytest.approx(paper)
+    assert table["ours (min)"].to_numpy() == pytest.approx(paper - np.r_[0.04, 0.04, np.full(6, 0.1)])
+    assert table["seeds within 0.05"].tolist() == ["2 of 2"] * 2 + ["1 of 2"] * 6
+    assert table["Schur mass removed"].to_numpy() == pytest.approx(np.full(8, 0.2))
+    assert ex.copy_seed_levels(res) == {"copy_headline_seeds": 2, "copy_within_full": 2, "copy_within_cc": 2,
+                                        "copy_within_rr": 1, "copy_within_cr": 1, "copy_within_all": 1}
+
+
+def test_table1_has_a_column_per_alpha_and_the_split_levels_read_the_headline_seeds():
+    res = _copy_results()
+    table = ex.table1(res)
+    assert table.columns.tolist() == ["alpha = 0.8", "alpha = 0.9"]
+    assert table.index.tolist() == [*measures.SUBSET_LABELS, "|R| (mean)", "profile shape holds"]
+    assert table["alpha = 0.8"].iloc[:8].tolist() == [1.0] * 8
+    assert table.loc["|R| (mean)"].tolist() == [3.0, 2.5]
+    # flat accuracy at 0.8 has no drops; the seed means at 0.9 keep the paper's shape
+    assert table.loc["profile shape holds"].tolist() == [False, True]
+    levels = ex.split_levels(res, 0.9)
+    assert (levels["split_lo"], levels["split_hi"]) == pytest.approx((0.7, 0.92), rel=1e-12)
+    assert levels["split_r"] == "2, 3"
+
+
+def _neuro_units() -> ex.NeuroUnits:
+    """Dense orthogonal flip-flop networks whose seeds both have -T_CC as their one epsilon-stabilizer,
+    a Cayley flip-flop pair that changes nothing, and dense orthogonal sine networks that disagree
+    (-T_RR free for seed 0 only); every unit with |R| 2 and 4 and diagonal blocks holding 90% and 70%
+    of ||T||^2."""
+    seven = np.ones((7, 2))
+    free_cc, free_rr = seven.copy(), seven.copy()
+    free_cc[0] = 0.0
+    free_rr[1, 0] = 0.0
+    res = {("flipflop", "orthogonal"): _neuro_unit("flipflop", "orthogonal", [0.01, 0.03], free_cc),
+           ("flipflop", "cayley"): _neuro_unit("flipflop", "cayley", [0.02, 0.02], seven * 0),
+           ("sine", "orthogonal"): _neuro_unit("sine", "orthogonal", [0.2, 0.4], free_rr)}
+    for unit in res.values():
+        unit.measured.update(r=np.array([2, 4]), parts=np.array([[0.9, 0.1, 0, 0], [0.7, 0.1, 0.1, 0.1]]))
+    return res
+
+
+def test_the_neuro_fvu_table_has_a_row_per_unit():
+    table = ex.neuro_fvu_table(_neuro_units())
+    assert table[["task", "construction"]].values.tolist() == [
+        ["flipflop", "dense orthogonal"], ["flipflop", "Cayley"], ["sine", "dense orthogonal"]]
+    assert table["seeds"].tolist() == [2, 2, 2]
+    assert table["FVU (median)"].tolist() == pytest.approx([0.02, 0.02, 0.3])
+    assert table["FVU (worst seed)"].tolist() == pytest.approx([0.03, 0.02, 0.4])
+    assert table["paper's FVU"].tolist()[0::2] == [ex.PAPER_NEURO_FVU["flipflop"], ex.PAPER_NEURO_FVU["sine"]]
+    assert pd.isna(table["paper's FVU"][1])  # the paper reports its dense orthogonal networks only
+    assert table["|R| (mean)"].tolist() == [3.0] * 3
+    assert table["coupling share of ||T||²"].tolist() == pytest.approx([0.2] * 3)
+
+
+def test_the_stabilizer_table_and_the_neuro_levels_read_each_seed():
+    res = _neuro_units()
+    table = ex.stabilizer_table(res)
+    assert table.index.tolist() == [("flipflop", "Cayley"), ("flipflop", "dense orthogonal"),
+                                    ("sine", "dense orthogonal")]
+    assert table.columns.tolist() == [0, 1]
+    every = ", ".join(measures.SUBSET_LABELS[1:])
+    assert table.values.tolist() == [[every, every], ["-T_CC", "-T_CC"], ["-T_RR", "none"]]
+    assert ex.stabilizer_table(res, eps=1.0).values.tolist() == [[every, every]] * 3
+    # the Cayley seeds, stabilized by every ablation, count in neither level
+    assert ex.neuro_levels(res) == {"seed_dependent_units": 1, "flipflop_rr_free": "0 of 2",
+                                    "flipflop_cc_free": "2 of 2"}
+
+
+def test_target_variances_are_those_of_the_profiles_held_out_batch():
+    cfg = ex.NeuroConfig.preset("ci", eval_batch=8, seed=5)
+    assert ex.target_variances(cfg) == {t: measures.target_variance(t, seed=7, batch=8) for t in cfg.tasks}
+
+
+def test_neuro_rollouts_take_the_first_dense_orthogonal_seed_without_any_coupling():
+    rng = np.random.default_rng(0)
+    res = {}
+    for task, construction in (("flipflop", "orthogonal"), ("flipflop", "cayley"), ("sine", "orthogonal")):
+        n_in, n_out = task_dims(task)
+        weights = {"W_xh": rng.normal(0, 0.5, (2, 6, n_in)).astype(np.float32),
+                   "W_hh": rng.normal(0, 0.5, (2, 6, 6)),
+                   "W_hy": rng.normal(0, 0.5, (2, n_out, 6)).astype(np.float32)}
+        res[(task, construction)] = Unit(_spec(task, construction, 6, 2), weights, {})
+    rollouts = ex.neuro_rollouts(res, 0.9)
+    assert list(rollouts) == ["flipflop", "sine"]
+    for task, example in rollouts.items():
+        expected = measures.example_rollout(res[(task, "orthogonal")].trained, task, ("RR", "CR", "CC"), 0.9)
+        assert example.keys() == expected.keys()
+        for name, value in expected.items():
+            np.testing.assert_array_equal(example[name], value)
 
 
 def test_the_paper_neuro_fvus_are_the_claims_paper_values():

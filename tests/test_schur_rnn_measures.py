@@ -142,6 +142,22 @@ def test_hand_made_order():
         assert split_indices(T, alpha) == 2
 
 
+def test_shared_split_interval_is_where_every_matrix_splits_as_alpha_does():
+    """Moduli / rho of the two matrices: 1, 0.95, 0.5 and 1, 0.92, 0.7; at alpha = 0.9 both put the
+    two largest in R, and so does every alpha' in (0.7, 0.92], the overlap of (0.5, 0.95] and (0.7, 0.92]."""
+    U = orthogonal(3, numpy_rng(2))
+    W_hh = np.stack([U @ np.diag(d) @ U.T for d in ([2.0, -1.9, 1.0], [-1.0, 0.92, 0.7])])
+    lo, hi = measures.shared_split_interval(W_hh, 0.9)
+    assert (lo, hi) == pytest.approx((0.7, 0.92), rel=1e-12)
+    def same_split(a):
+        return all((measures.eigen_split(W, a)[1] == measures.eigen_split(W, 0.9)[1]).all() for W in W_hh)
+
+    assert same_split(0.71) and same_split(0.92) and not same_split(0.69) and not same_split(0.93)
+    assert measures.shared_split_interval(W_hh[:1], 0.9) == pytest.approx(split_interval(W_hh[0], 0.9))
+    with pytest.raises(ValueError, match="W_hh must be a non-empty 3-D array"):
+        measures.shared_split_interval(W_hh[0], 0.9)
+
+
 def test_ties_keep_lapack_order_and_are_deterministic():
     U = orthogonal(5, numpy_rng(3))
     W = U @ np.diag([0.3, -1.0, 0.7, 1.0, 0.1]) @ U.T

@@ -12,6 +12,8 @@ from interp_repro.superposition.experiments import (
     IntroConfig,
     PentagonConfig,
     PhaseConfig,
+    dimensionality_counts,
+    top_share_table,
 )
 from interp_repro.superposition.measures import (
     abs_circuit_share,
@@ -266,6 +268,23 @@ def test_live_top_share():
     assert live_top_share(np.eye(4)) == 1.0  # monosemantic
     assert live_top_share(np.array([[1.0, 1.0], [0.0, 0.0]])) == 0.5  # dead row ignored
     assert np.isnan(live_top_share(np.zeros((2, 3))))
+
+
+def test_top_share_table_has_a_row_per_density_and_a_column_per_neuron():
+    dense, sparse = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 1.0]])
+    table = top_share_table({"W": np.stack([dense, sparse]), "density": np.array([1.0, 0.1])})
+    assert table.index.tolist() == [1.0, 0.1] and table.columns.tolist() == [0, 1]
+    assert table.loc[1.0, 0] == 1.0 and np.isnan(table.loc[1.0, 1])  # monosemantic, then dead
+    assert table.loc[0.1].tolist() == pytest.approx([0.5, 0.8])
+
+
+def test_dimensionality_counts_read_the_model_nearest_the_inverse_density():
+    W = np.zeros((3, 2, 5))
+    W[1] = polygon(5)  # 1/(1-S) = 2.5: a pentagon, D_i = 2/5 each
+    W[2] = np.hstack([polygon(2), np.zeros((2, 3))])  # 1/(1-S) = 10: an antipodal pair, 3 unlearned
+    res = {"W": W, "density": np.array([1.0, 0.4, 0.1])}
+    assert dimensionality_counts(res, 3) == (2.5, {0.4: 5})
+    assert dimensionality_counts(res, 8) == (10.0, {0.0: 3, 0.5: 2})
 
 
 # --- phases ---------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from interp_repro.core import (
 from interp_repro.exercises.checking import array, attempt, close, passed, require
 from interp_repro.schur_rnn.data import make_batch
 from interp_repro.schur_rnn.measures import (
+    SUBSET_LABELS,
     SUBSETS,
     ablate,
     ablate_T,
@@ -33,7 +34,6 @@ from interp_repro.schur_rnn.measures import (
     subset_index,
 )
 from interp_repro.schur_rnn.model import CONSTRUCTIONS, RecurrentNet, rollout
-from interp_repro.schur_rnn.plots import SUBSET_LABELS
 from interp_repro.schur_rnn.train import train
 
 
@@ -98,7 +98,7 @@ def pulse_response(W, x, steps: int = 60, alpha: float = 0.9,
                    subsets=((), ("CR",), ("RR", "CR", "CC"))) -> pd.DataFrame:
     """||W^t x|| for t = 0..steps under the full W and each ablation in ``subsets``
     (``schur_rnn.measures.ablate``, Draeger 2026, §3): the linear part of the RNN's memory of an input
-    pulse x. One column per subset, labelled as in ``schur_rnn.plots.SUBSET_LABELS``."""
+    pulse x. One column per subset, labelled as in ``schur_rnn.measures.SUBSET_LABELS``."""
     W = _as_matrix(W)
     x = np.asarray(x, dtype=np.float64)
     if x.shape != (W.shape[0],) or not np.isfinite(x).all():

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from interp_repro.core import (
     Arrays,
@@ -28,23 +29,39 @@ from interp_repro.core import (
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.table import Experiment, table_claims, table_jobs
-from interp_repro.schur_rnn.data import TASKS
+from interp_repro.schur_rnn.data import COPY_REPLAY, TASKS
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
+    PAPER_LEVEL_TOL,
+    STABILIZER_EPS,
+    SUBSET_LABELS,
     ablation_profile,
     accuracy_drop,
     cc_pairs_gap,
     cr_lowest,
     distinct_stabilizer_profiles,
     every_seed_learned,
+    example_rollout,
     largest_change,
     profile_holds,
+    seed_dependent_units,
     seed_spread,
+    seeds_within,
+    shared_split_interval,
+    stabilizer_sets,
     subset_index,
+    target_variance,
     task_learned,
 )
-from interp_repro.schur_rnn.model import CONSTRUCTIONS
-from interp_repro.schur_rnn.train import COPY_RECIPE, NEURO_RECIPE, SCHEDULES, flush_denormals, train
+from interp_repro.schur_rnn.model import CONSTRUCTION_LABELS, CONSTRUCTIONS
+from interp_repro.schur_rnn.train import (
+    COPY_RECIPE,
+    NEURO_RECIPE,
+    SCHEDULES,
+    flush_denormals,
+    full_replay_steps,
+    train,
+)
 
 PAPER_COPY_ACCURACY = (1.00, 1.00, 0.876, 0.875, 0.639, 0.639, 0.624, 0.624)
 """Mean replay accuracy per subset (order of ``measures.SUBSETS``), dense orthogonal N_h = 72
@@ -86,6 +103,15 @@ class TrainSpec:
         if check_probability("full_replay_share", self.full_replay_share) and self.train_replay is None:
             raise ValueError(f"full_replay_share={self.full_replay_share!r} needs a shorter train_replay to "
                              "switch from")
+
+
+def replay_schedule(spec: TrainSpec) -> str:
+    """How a copy unit trained: on the short replay throughout, or with its last steps on the full
+    replay that is scored."""
+    if not spec.full_replay_share:
+        return f"{spec.train_replay}-step replay"
+    return (f"{spec.train_replay}-step replay, last {full_replay_steps(spec.steps, spec.full_replay_share)} "
+            f"steps on {COPY_REPLAY}")
 
 
 def train_or_load(spec: TrainSpec) -> Arrays:
@@ -263,6 +289,85 @@ def copy_claims(res: CopyResults) -> dict[str, Any]:
     return claims
 
 
+COPY_SEED_LEVELS = {"full": (), "cc": ("CC",), "rr": ("RR",), "cr": ("CR",), "all": ABLATION_BLOCKS}
+"""The ablations whose seed counts the copy chapter states (:func:`copy_seed_levels`), by the suffix of
+their glued name."""
+
+OTHER_CONSTRUCTIONS = ("default", "normal")
+"""The dense constructions whose eigenvalues fall inside the alpha rho circle (the copy chapter's
+eigenvalue figure), read by :func:`best_other_accuracy`."""
+
+
+def copy_units_table(res: CopyResults) -> pd.DataFrame:
+    """The copy-task units of the grid, one row per (construction, N_h): the full model's replay
+    accuracy (mean and minimum over seeds), the number of seeds and how the unit trained
+    (:func:`replay_schedule`)."""
+    return pd.DataFrame(
+        [{"construction": CONSTRUCTION_LABELS[c], "N_h": n,
+          "replay accuracy (mean)": u.measured["accuracy"][0].mean(),
+          "min over seeds": u.measured["accuracy"][0].min(), "seeds": u.spec.seeds,
+          "trained on": replay_schedule(u.spec)}
+         for (c, n), u in res.grid.items()])
+
+
+def best_other_accuracy(res: CopyResults) -> float | None:
+    """The best seed-mean replay accuracy of the full model over the grid's units of
+    :data:`OTHER_CONSTRUCTIONS` (the largest "replay accuracy (mean)" of their rows in
+    :func:`copy_units_table`); None when none was trained."""
+    means = [u.measured["accuracy"][0].mean() for (c, _), u in res.grid.items() if c in OTHER_CONSTRUCTIONS]
+    return float(max(means)) if means else None
+
+
+def headline_ablation_table(res: CopyResults) -> pd.DataFrame:
+    """The headline unit's 8 ablations in ``measures.SUBSETS`` order (Figure 1): the paper's mean
+    replay accuracy, ours (mean, minimum and maximum over seeds), how many seeds land within
+    ``measures.PAPER_LEVEL_TOL`` of the paper's level (``measures.seeds_within``, as "n of K") and the
+    Schur mass removed (mean over seeds)."""
+    head = res.grid[res.headline]
+    acc = head.measured["accuracy"]
+    within = seeds_within(acc, PAPER_COPY_ACCURACY)
+    return pd.DataFrame({"ablation": SUBSET_LABELS, "paper": PAPER_COPY_ACCURACY,
+                         "ours (mean)": acc.mean(axis=1), "ours (min)": acc.min(axis=1),
+                         "ours (max)": acc.max(axis=1),
+                         f"seeds within {PAPER_LEVEL_TOL:g}": [f"{n} of {acc.shape[1]}" for n in within],
+                         "Schur mass removed": head.measured["mass"].mean(axis=1)})
+
+
+def copy_seed_levels(res: CopyResults) -> dict[str, int]:
+    """The copy chapter's seed counts (not claims): ``copy_headline_seeds``, the number of headline
+    seeds, and for each ablation of :data:`COPY_SEED_LEVELS` ``copy_within_<name>``, how many of them
+    land within ``measures.PAPER_LEVEL_TOL`` of the paper's level (``measures.seeds_within``)."""
+    acc = res.grid[res.headline].measured["accuracy"]
+    within = seeds_within(acc, PAPER_COPY_ACCURACY)
+    return {"copy_headline_seeds": acc.shape[1],
+            **{f"copy_within_{name}": int(within[subset_index(blocks)])
+               for name, blocks in COPY_SEED_LEVELS.items()}}
+
+
+def table1(res: CopyResults) -> pd.DataFrame:
+    """The Table 1 analogue for the headline unit, one column per split threshold alpha: the seed-mean
+    replay accuracy of every ablation (rows ``measures.SUBSET_LABELS``), then |R| (mean over seeds, a
+    complex pair counting twice) and whether the profile keeps its shape (``measures.profile_holds``)."""
+    table = pd.DataFrame({f"alpha = {a}": p["accuracy"].mean(axis=1) for a, p in res.alphas.items()},
+                         index=list(SUBSET_LABELS))
+    profiles = res.alphas.values()
+    table.loc["|R| (mean)"] = [p["r"].mean() for p in profiles]
+    table.loc["profile shape holds"] = [profile_holds(p["accuracy"].mean(axis=1)) for p in profiles]
+    return table
+
+
+def split_levels(res: CopyResults, alpha: float) -> dict[str, float | str]:
+    """Why Table 1 hardly depends on alpha (the copy chapter's numbers, not claims): ``split_lo`` and
+    ``split_hi``, the thresholds between which every headline seed splits its eigenvalues as ``alpha``
+    does (``measures.shared_split_interval``), and ``split_r``, the distinct sizes |R| of those seeds
+    at ``alpha`` in increasing order ("64" or "62, 64"). ``alpha`` must be the split the unit was
+    profiled at (``CopyConfig.alpha``)."""
+    head = res.grid[res.headline]
+    lo, hi = shared_split_interval(head.trained["W_hh"], alpha)
+    sizes = sorted(set(head.measured["r"].tolist()))
+    return {"split_lo": lo, "split_hi": hi, "split_r": ", ".join(map(str, sizes))}
+
+
 # --- neuroscience tasks -------------------------------------------------------------------------
 
 PAPER_NEURO_FVU = {"flipflop": 0.0048, "sine": 0.0036, "context": 0.0104}
@@ -318,14 +423,18 @@ class NeuroConfig(UnitSettings, Preset):
                 for t in self.tasks for c in self.constructions]
 
 
-def run_neuro(cfg: NeuroConfig) -> dict[tuple[str, str], Unit[TrainSpec]]:
+NeuroUnits = dict[tuple[str, str], Unit[TrainSpec]]
+"""The neuroscience units by (task, construction), as :func:`run_neuro` returns them."""
+
+
+def run_neuro(cfg: NeuroConfig) -> NeuroUnits:
     """Train (or load) one unit per (task, construction) and profile its 8 ablations; missing units
     are trained side by side (``core.parallel.run_jobs``)."""
     run_jobs(_unit_jobs(cfg), desc="neuroscience units")
     return {(s.task, s.construction): run_unit(s, cfg.alpha, cfg.eval_batch) for s in cfg.specs()}
 
 
-def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
+def neuro_claims(res: NeuroUnits) -> dict[str, Any]:
     """Training quality (the dense orthogonal networks' full-model FVU per task, median seed, as the
     paper reports it), Cayley invariance, how the stabilizer sets vary by task, and how far two seeds
     that both learned a task differ in the damage of one ablation."""
@@ -347,6 +456,56 @@ def neuro_claims(res: dict[tuple[str, str], Unit[TrainSpec]]) -> dict[str, Any]:
     claims["schur_rnn.neuro_seed_dfvu_spread"] = max((seed_spread(p["delta_fvu"]) for p in learned),
                                                      default=0.0)
     return claims
+
+
+def target_variances(cfg: NeuroConfig) -> dict[str, float]:
+    """Per task of ``cfg``, the variance of the target on the held-out batch that the profiles score
+    (``measures.target_variance`` at seed ``cfg.seed + 2``, ``cfg.eval_batch`` trials): what turns a
+    training MSE into an FVU."""
+    return {t: target_variance(t, seed=cfg.seed + 2, batch=cfg.eval_batch) for t in cfg.tasks}
+
+
+def neuro_fvu_table(res: NeuroUnits) -> pd.DataFrame:
+    """How well each unit learned, one row per (task, construction): seeds, the full model's FVU
+    (median and worst seed), the paper's FVU (dense orthogonal only), |R| (mean over seeds) and the
+    coupling's share of ||T||_F^2 (1 minus the diagonal blocks' share, mean over seeds)."""
+    return pd.DataFrame(
+        [{"task": t, "construction": CONSTRUCTION_LABELS[c], "seeds": u.spec.seeds,
+          "FVU (median)": np.median(u.measured["fvu"][0]), "FVU (worst seed)": u.measured["fvu"][0].max(),
+          "paper's FVU": PAPER_NEURO_FVU[t] if c == "orthogonal" else None,
+          "|R| (mean)": u.measured["r"].mean(),
+          "coupling share of ||T||²": 1 - u.measured["parts"][:, 0].mean()}
+         for (t, c), u in res.items()])
+
+
+def stabilizer_table(res: NeuroUnits, eps: float = STABILIZER_EPS) -> pd.DataFrame:
+    """Each seed's epsilon-stabilizers (``measures.stabilizer_sets`` with ``eps``) by their labels,
+    "none" for none: one row per (task, construction), one column per seed."""
+    rows = [{"task": t, "construction": CONSTRUCTION_LABELS[c], "seed": k,
+             "epsilon-stabilizers": ", ".join(SUBSET_LABELS[i] for i in sorted(s)) or "none"}
+            for (t, c), u in res.items() for k, s in enumerate(stabilizer_sets(u.measured, eps))]
+    return pd.DataFrame(rows).pivot_table(index=["task", "construction"], columns="seed",
+                                          values="epsilon-stabilizers", aggfunc="first")
+
+
+def neuro_levels(res: NeuroUnits) -> dict[str, int | str]:
+    """The neuroscience chapter's counts over the dense (not Cayley) units (not claims):
+    ``seed_dependent_units`` (``measures.seed_dependent_units``), and ``flipflop_rr_free``,
+    ``flipflop_cc_free``: of the dense flip-flop seeds, how many have the removal of N_RR alone, and
+    of N_CC alone, among their epsilon-stabilizers ("n of m")."""
+    dense = [u.measured for (_, c), u in res.items() if c != "cayley"]
+    flipflop = [s for (t, c), u in res.items() if t == "flipflop" and c != "cayley"
+                for s in stabilizer_sets(u.measured)]
+    free = {block: sum(subset_index({block}) in s for s in flipflop) for block in ("RR", "CC")}
+    return {"seed_dependent_units": seed_dependent_units(dense),
+            **{f"flipflop_{block.lower()}_free": f"{n} of {len(flipflop)}" for block, n in free.items()}}
+
+
+def neuro_rollouts(res: NeuroUnits, alpha: float) -> dict[str, dict[str, np.ndarray]]:
+    """Per task with a dense orthogonal unit, one held-out trial through its first seed, full and
+    with all three coupling blocks removed at split ``alpha`` (``measures.example_rollout``)."""
+    return {t: example_rollout(u.trained, t, ABLATION_BLOCKS, alpha) for (t, c), u in res.items()
+            if c == "orthogonal"}
 
 
 def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:

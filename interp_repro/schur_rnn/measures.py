@@ -39,6 +39,10 @@ SUBSETS: tuple[tuple[str, ...], ...] = ((), ("CC",), ("RR",), ("RR", "CC"), ("CR
 """The 8 ablation subsets in the order of Draeger (2026), Figure 1: each even index i and i + 1
 differ only by T_CC. Each names its blocks in the order of :data:`ABLATION_BLOCKS`."""
 
+SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",
+                 "all three")
+"""The display names of the 8 ablation subsets of :data:`SUBSETS`, in its order."""
+
 PARTS = ("B", "RR", "CR", "CC")
 """The four pieces of T: diagonal blocks B, then N_RR, T_C->R and N_CC."""
 
@@ -188,6 +192,14 @@ def split_interval(W: np.ndarray, alpha: float) -> tuple[float, float]:
     lam, in_r = eigen_split(W, alpha)
     ratio = np.abs(lam) / np.abs(lam).max()
     return float(ratio[~in_r].max(initial=0.0)), float(ratio[in_r].min())
+
+
+def shared_split_interval(W_hh: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The thresholds that split every matrix of a stack ``W_hh`` (K, N, N) as ``alpha`` does (§3,
+    Table 1): (lo, hi), the largest lo and the smallest hi of the K intervals of
+    :func:`split_interval`, so that every alpha' in (lo, hi] gives each matrix ``alpha``'s split."""
+    intervals = np.array([split_interval(W, alpha) for W in check_real_array("W_hh", W_hh, 3)])
+    return float(intervals[:, 0].max()), float(intervals[:, 1].min())
 
 
 # --- ablations (§3) -----------------------------------------------------------------------------

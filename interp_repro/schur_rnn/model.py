@@ -25,6 +25,9 @@ from interp_repro.core import check_positive_int
 from interp_repro.core.seeding import check_generator
 
 CONSTRUCTIONS = ("default", "orthogonal", "normal", "cayley")
+CONSTRUCTION_LABELS = {"default": "dense default", "orthogonal": "dense orthogonal", "normal": "dense normal",
+                       "cayley": "Cayley"}
+"""The display name of each construction of :data:`CONSTRUCTIONS`."""
 
 
 def _uniform(shape: tuple[int, ...], bound: float, generator: torch.Generator,

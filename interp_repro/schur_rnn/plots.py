@@ -1,5 +1,7 @@
 """Figures for the Schur-RNN chapters. Each function takes computed results (units of
-``experiments``, read through ``measures``) and returns a Figure; the display labels live here."""
+``experiments``, read through ``measures``) and returns a Figure. The display labels live beside
+what they name (``measures.SUBSET_LABELS``, ``model.CONSTRUCTION_LABELS``), where the chapters'
+tables (``experiments``) read them too."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -7,25 +9,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from interp_repro.core import Unit
-from interp_repro.schur_rnn.data import COPY_REPLAY
-from interp_repro.schur_rnn.measures import PAPER_LEVEL_TOL, PARTS, eigen_split, seeds_within
-from interp_repro.schur_rnn.train import full_replay_steps
-
-SUBSET_LABELS = ("full", "-T_CC", "-T_RR", "-T_RR -T_CC", "-T_C→R", "-T_C→R -T_CC", "-T_RR -T_C→R",
-                 "all three")
-"""The 8 ablation subsets of ``measures.SUBSETS``, in its order."""
-
-CONSTRUCTION_LABELS = {"default": "dense default", "orthogonal": "dense orthogonal", "normal": "dense normal",
-                       "cayley": "Cayley"}
-
-
-def replay_schedule(spec) -> str:
-    """How a copy unit (an ``experiments.TrainSpec``) trained: on the short replay throughout, or
-    with its last steps on the full replay that is scored."""
-    if not spec.full_replay_share:
-        return f"{spec.train_replay}-step replay"
-    return (f"{spec.train_replay}-step replay, last {full_replay_steps(spec.steps, spec.full_replay_share)} "
-            f"steps on {COPY_REPLAY}")
+from interp_repro.schur_rnn.measures import PAPER_LEVEL_TOL, PARTS, SUBSET_LABELS, eigen_split, seeds_within
+from interp_repro.schur_rnn.model import CONSTRUCTION_LABELS
 
 
 def learning_curves(units: dict[str, Unit], title: str = ""):

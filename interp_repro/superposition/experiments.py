@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from interp_repro.core import (
     cached,
@@ -41,6 +42,7 @@ from interp_repro.superposition.measures import (
     mean_pair_cosine,
     median_dims_per_hidden,
     neighbour_gap_degrees,
+    neuron_top_share,
     packed_dims,
     pentagon_error_degrees,
     plateau_ratio,
@@ -388,6 +390,15 @@ def run_geometry(cfg: GeometryConfig) -> Arrays:
     return cached("superposition/geometry", cfg, compute)
 
 
+def dimensionality_counts(res: Arrays, inverse_density: float) -> tuple[float, dict[float, int]]:
+    """The model of the geometry sweep ``res`` whose 1/(1-S) is nearest ``inverse_density``: its
+    1/(1-S), and how many of its features have each value of D_i (:func:`~.measures.feature_dimensionality`
+    rounded to 2 decimals), in increasing order of the value."""
+    k = int(np.argmin(np.abs(1 / res["density"] - inverse_density)))
+    values, counts = np.unique(feature_dimensionality(res["W"][k]).round(2), return_counts=True)
+    return float(1 / res["density"][k]), dict(zip(values.tolist(), counts.tolist(), strict=True))
+
+
 def geometry_claims(res: Arrays) -> dict[str, Any]:
     """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the packed
     models' D_i cluster at the named fractions (:func:`~.measures.packed_dims`), and sum_i D_i / m."""
@@ -517,6 +528,14 @@ def run_privileged(cfg: PrivilegedConfig) -> Arrays:
     """Best-of-seeds hidden-ReLU models at each density."""
     return cached("superposition/privileged", cfg,
                   lambda: _train_sweep("hidden_relu", cfg, "privileged basis"))
+
+
+def top_share_table(res: Arrays) -> pd.DataFrame:
+    """The top-feature share of every hidden neuron (:func:`~.measures.neuron_top_share`, NaN for a
+    dead one) of the privileged-basis models: one row per density 1-S, one column per neuron."""
+    shares = neuron_top_share(res["W"])
+    return pd.DataFrame(shares, index=pd.Index(res["density"], name="1-S"),
+                        columns=pd.RangeIndex(shares.shape[-1], name="neuron"))
 
 
 def privileged_claims(res: Arrays) -> dict[str, Any]:

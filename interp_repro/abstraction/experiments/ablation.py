@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from interp_repro.abstraction.data import check_nu
 from interp_repro.abstraction.measures import (
@@ -126,10 +127,12 @@ def ablation_claims(res: Arrays) -> dict[str, Any]:
 
 
 def ablation_levels(res: Arrays) -> dict[str, float]:
-    """Mean alpha and probe accuracy, intact and ablated. Not claims: the paper's levels are
-    Gemma's, which ours do not compare with (``claims.toml``, not reproduced here)."""
-    return {f"gelu_{score}_{state}": float(res[f"{score}_{state}"].mean())
-            for score in ("alpha", "probe") for state in ("intact", "ablated")}
+    """Mean alpha and probe accuracy, intact and ablated, and ``gelu_test_accuracy``, the intact
+    networks' mean held-out 4-way accuracy. Not claims: the paper's levels are Gemma's, which ours do
+    not compare with (``claims.toml``, not reproduced here)."""
+    levels = {f"gelu_{score}_{state}": float(res[f"{score}_{state}"].mean())
+              for score in ("alpha", "probe") for state in ("intact", "ablated")}
+    return levels | {"gelu_test_accuracy": float(res["test_accuracy"].mean())}
 
 
 GELU_SETTINGS: dict[str, dict[str, Any]] = {
@@ -195,6 +198,19 @@ def run_gelu_sensitivity(cfg: GeluSensitivityConfig) -> Arrays:
     return cached("abstraction/gelu_sensitivity", cfg, compute)
 
 
+SENSITIVITY_COLUMNS = ("alpha_up", "probe_up", "walpha_up", "hidden_probe_up", "probe_intact",
+                       "test_accuracy")
+"""The summaries of :func:`run_gelu_sensitivity` that :func:`gelu_sensitivity_table` shows."""
+
+
+def gelu_sensitivity_table(cfg: GeluSensitivityConfig, res: Arrays) -> pd.DataFrame:
+    """The sweep of :func:`run_gelu_sensitivity`, one row per setting of ``cfg``: the fractions of
+    (seed, block) pairs in which alpha, the probe, the whitened alpha and the hidden layer's probe go
+    up, the intact probe accuracy and the held-out accuracy (:data:`SENSITIVITY_COLUMNS`)."""
+    return pd.DataFrame({c: res[c] for c in SENSITIVITY_COLUMNS},
+                        index=pd.Index(cfg.settings, name="setting"))
+
+
 def paper_like_setting(cfg: GeluSensitivityConfig, res: Arrays) -> str:
     """A criterion that looks only at the intact networks, never at the direction of the change:
     among the settings whose networks learn the task (held-out accuracy >= :data:`LEARNED`), the one
@@ -217,6 +233,7 @@ def gelu_sensitivity_levels(cfg: GeluSensitivityConfig, res: Arrays) -> dict[str
             "gelu_like_hidden_probe_up": float(res["hidden_probe_up"][i]),
             "gelu_sweep_probe_up_min": float(res["probe_up"].min()),
             "gelu_sweep_probe_up_max": float(res["probe_up"].max()),
+            "gelu_sweep_probe_intact_min": float(res["probe_intact"].min()),
             "gelu_sweep_probe_intact_max": float(res["probe_intact"].max()),
             "gelu_sweep_probe_with_alpha": float(res["probe_with_alpha"].mean()),
             "gelu_sweep_probe_with_walpha": float(res["probe_with_walpha"].mean())}

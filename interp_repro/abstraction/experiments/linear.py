@@ -19,6 +19,7 @@ from interp_repro.abstraction.measures import (
     default_times,
     depth_profile_deviation,
     largest_gap,
+    layer_profile,
     max_alpha,
     noiseless_cells,
     nu_abstraction,
@@ -253,6 +254,15 @@ def run_depth(cfg: DepthConfig) -> Arrays:
                 "terminal": np.array([deep_terminal(ax, ay, L) for L in depths]),
                 "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
     return cached("abstraction/depth", cfg, compute)
+
+
+def depth_profiles(res: Arrays) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """For each depth L, the final alpha of layers 0..L (the row of ``profile`` without its NaN
+    padding), and the depth law through the input's alpha_x and that last layer's alpha
+    (``measures.layer_profile``), both keyed by L."""
+    profiles = {L: row[: L + 1] for L, row in enumerate(res["profile"], start=1)}
+    theory = {L: layer_profile(res["alpha_x"], p[-1], L) for L, p in profiles.items()}
+    return profiles, theory
 
 
 def depth_claims(res: Arrays) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from itertools import product
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy.special import erf
 
 from interp_repro.abstraction.data import check_nu, two_factor_data
@@ -20,6 +21,7 @@ from interp_repro.abstraction.experiments.setting import (
 from interp_repro.abstraction.measures import (
     abstraction_score,
     attenuation_check,
+    attenuation_excess,
     attenuation_violations,
     erf_kernel,
     gelu,
@@ -297,6 +299,17 @@ def anti_abstraction_levels(res: Arrays) -> dict[str, float]:
     if concept_dominant.any():
         levels["anti_abstraction_concept_dominant_min"] = float(mean[concept_dominant].min())
     return levels
+
+
+def pre_post_table(res: PrePost) -> pd.DataFrame:
+    """One row per activation: alpha of the pre-activations and of the post-activations at the end of
+    training, and the largest |alpha_post| - |alpha_pre| over training (``measures.attenuation_excess``:
+    above 0, the attenuation law failed for a while)."""
+    return pd.DataFrame({"pre (end)": [res.pre[act][-1] for act in res.pre],
+                         "post (end)": [res.post[act][-1] for act in res.pre],
+                         "largest |post| - |pre|": [attenuation_excess(res.post[act], res.pre[act])
+                                                    for act in res.pre]},
+                        index=pd.Index(list(res.pre), name="activation"))
 
 
 def nonlinear_claims(res: PrePost) -> dict[str, Any]:
