@@ -113,3 +113,60 @@ def plot_speedups(table, ax=None):
     ax.axvline(1, color="black", lw=0.8)
     ax.set_xlabel("speed-up: baseline seconds / our seconds (log scale)")
     return ax
+
+
+# ------------------------------------------------------------------ the Benchmarks page's tables
+
+
+def provenance_table(results: dict[str, dict[str, Any]], current: str) -> list[dict[str, str]]:
+    """Where and when each benchmark ran, and whether with the library whose fingerprint is
+    ``current`` or an older one."""
+    return [{"benchmark": name, "measured": r.get("measured_at", "?"),
+             "machine": "{cpu}, {cores} cores, torch {torch}".format(**r["host"]) if "host" in r else "?",
+             "code": "this version" if r.get("library") == current else "an older version"}
+            for name, r in results.items()]
+
+
+def matching(table, pattern: str):
+    """The rows of a :func:`comparison_table` whose ``what`` matches the regular expression ``pattern``."""
+    return table[table["what"].str.contains(pattern, regex=True)]
+
+
+def ceiling_table(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The training steps measured against the machine's one-thread matrix-product speed: their
+    GFLOP/s, the ceiling's and the share of it they reach (empty when not measured)."""
+    rows = []
+    if "flops" in results.get("modular_addition_training", {}):
+        f = results["modular_addition_training"]["flops"]
+        rows.append({"step": "modular addition, one attention network", "GFLOP/s": f["achieved_gflops"],
+                     "matmul GFLOP/s": f["matmul_gflops"], "share": f["share_of_matmul"]})
+    if "bptt_stacking" in results.get("schur_rnn", {}):
+        b = results["schur_rnn"]["bptt_stacking"]
+        shares = (("one seed", "share_of_matmul_one_seed"), ("seeds stacked", "share_of_matmul_stacked"))
+        for who, key in shares:
+            rows.append({"step": f"Schur RNN BPTT, 128-step replay, {who}",
+                         "GFLOP/s": b[key] * b["matmul_gflops_one_thread"],
+                         "matmul GFLOP/s": b["matmul_gflops_one_thread"], "share": b[key]})
+    return rows
+
+
+def build_summary(builds: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the recorded book builds show: ``latest``, one row per kind of build (its latest);
+    ``warm_share``, the latest warm build's seconds over the latest cold one's (None unless both are
+    recorded); ``minutes``, per scale the minutes each study cost in its latest cold build (summed over
+    its jobs); ``where``, each experiment that took a minute or more there."""
+    latest = {b["kind"]: b for b in builds}
+    cold = {b["scale"]: b for b in builds if b["kind"] == "cold" and b.get("studies")}
+    return {
+        "latest": [{"build": kind, "scale": b["scale"], "minutes": round(b["seconds"] / 60, 1),
+                    "results computed": b["new_cache_entries"],
+                    "machine": "{cpu}, {cores} cores".format(**b["host"]), "when": b["measured_at"]}
+                   for kind, b in sorted(latest.items())],
+        "warm_share": (latest["warm"]["seconds"] / latest["cold"]["seconds"]
+                       if "cold" in latest and "warm" in latest else None),
+        "minutes": [{"scale": scale, **{study: round(t["seconds"] / 60, 1)
+                                        for study, t in b["studies"].items()}} for scale, b in cold.items()],
+        "where": [{"scale": scale, "study": study, "experiment": name, "minutes": round(t / 60, 1)}
+                  for scale, b in cold.items() for study, cost in b["studies"].items()
+                  for name, t in cost.get("by_function", {}).items() if t >= 60],
+    }
