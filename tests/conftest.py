@@ -1,14 +1,16 @@
 """Run the fast unit tests first, then the trained checks (robustness, the CLI), then the book built
-at ``ci`` scale. Before that build, one pool of two workers fills the session's cache with every
-study's ``ci`` jobs (the ``filled`` fixture), and a rerun of some of them in one process starts beside
-the build (``rerun``, for the determinism test); the build executes every chapter and exercise page
-once, and the chapter checks (test_notebooks.py), the page checks (test_book.py) and the browser
-pass (test_browser.py) all read it."""
+at ``ci`` scale. As soon as the tests are collected, one pool of two workers starts filling the
+session's cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture
+waits for it), and a rerun of some of those jobs in one process starts beside the build (``rerun``,
+for the determinism test); the build executes every chapter and exercise page once, and the chapter
+checks (test_notebooks.py), the page checks (test_book.py) and the browser pass (test_browser.py)
+all read it."""
 
 import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -22,7 +24,6 @@ from chapters import ROOT
 from interp_repro.core import cache_dir
 from interp_repro.core.parallel import WORKER_ENV
 from interp_repro.reproduction import resolve_env_paths
-from interp_repro.studies import fill_cache
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel
 
@@ -31,7 +32,15 @@ OUT = ROOT / "_build" / "ci-scale"
 TIMINGS = OUT / "_build" / "execution-times.json"  # written by book/_ext/execution_times.py
 COMPUTED = OUT / "computed-entries.txt"
 FILLED = OUT / "filled.json"
+FILL_LOG = OUT / "fill.log"
 STARTED = time.time()
+FILLING: dict[str, subprocess.Popen] = {}  # the pool of tests/fill.py, once started
+
+
+def _worker_env() -> dict[str, str]:
+    """This process's environment as a pool worker starts (one thread each)."""
+    env = {k: v for k, v in os.environ.items() if k not in WORKER_ENV}
+    return env | {k: v for k, v in WORKER_ENV.items() if v is not None}
 
 
 def pytest_collection_modifyitems(items):
@@ -39,6 +48,24 @@ def pytest_collection_modifyitems(items):
         return max((ORDER.get(m.name, 0) for m in item.iter_markers()), default=0)
 
     items.sort(key=rank)
+
+
+def pytest_collection_finish(session):
+    """Start filling the cache for the book build at once when this session builds it, so that the
+    pool of two workers runs beside the unit tests instead of after them."""
+    if any(item.get_closest_marker("book") for item in session.items):
+        OUT.mkdir(parents=True, exist_ok=True)
+        FILLED.unlink(missing_ok=True)
+        with FILL_LOG.open("w") as log:
+            FILLING["pool"] = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fill.py")),
+                                                str(FILLED)], stdout=log, stderr=subprocess.STDOUT,
+                                               start_new_session=True)
+
+
+def pytest_sessionfinish(session):
+    """Stop the fill's pool, workers included, if the session ends before it does."""
+    if (proc := FILLING.get("pool")) is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -70,11 +97,11 @@ def _entries() -> set[str]:
 
 @pytest.fixture(scope="session")
 def filled() -> None:
-    """Every study's ``ci`` jobs computed (or found) in the session's cache by one pool of two workers."""
-    start = time.perf_counter()
-    studies = fill_cache("ci", workers=2)
-    OUT.mkdir(parents=True, exist_ok=True)
-    FILLED.write_text(json.dumps({"seconds": round(time.perf_counter() - start, 1), "studies": studies}))
+    """Every study's ``ci`` jobs computed (or found) in the session's cache by one pool of two workers:
+    the one started at collection (``tests/fill.py``), waited for here."""
+    proc = FILLING.get("pool")
+    assert proc is not None, "the fill starts only in a session that collects book tests"
+    assert proc.wait() == 0, f"tests/fill.py failed:\n{FILL_LOG.read_text()[-4000:]}"
 
 
 @pytest.fixture(scope="session")
@@ -84,10 +111,8 @@ def rerun(filled) -> Iterator[Callable[[], Path]]:
     fixture's value waits for the rerun and gives its cache folder."""
     cache = OUT / "rerun-cache"
     shutil.rmtree(cache, ignore_errors=True)
-    env = {k: v for k, v in os.environ.items() if k not in WORKER_ENV}
-    env |= {k: v for k, v in WORKER_ENV.items() if v is not None}  # as a pool worker starts
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rerun.py")), str(cache)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            env=_worker_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     @functools.cache
     def wait() -> Path:
@@ -141,7 +166,8 @@ def pytest_terminal_summary(terminalreporter):
     if FILLED.exists():
         filled = json.loads(FILLED.read_text())
         terminalreporter.write_line(f"{filled['seconds']:8.1f} s  every study's ci jobs, in one pool of 2 "
-                                    "before the build; of them, per study (seconds summed over its jobs):")
+                                    "beside the tests before the build; of them, per study (seconds summed "
+                                    "over its jobs):")
         for study, s in filled["studies"].items():
             terminalreporter.write_line(f"{s['seconds']:8.1f} s  {study}: "
                                         f"{s['computed']} of {s['jobs']} jobs computed")

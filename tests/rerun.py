@@ -16,7 +16,7 @@ CHOSEN = {
     "superposition": (0, 8),    # intro sparsity sweep; privileged basis (ReLU hidden layer)
     "abstraction": (0, -1),     # linear network with a ridge readout; GELU ablation networks
     "modular_addition": (1,),    # a uniform-attention network: the MLP networks' steps and more (no views)
-    "schur_rnn": (-4, -3),      # two context-integration units: orthogonal and default (2 seeds each)
+    "schur_rnn": (1,),          # the flip-flop unit: dense orthogonal, 2 seeds (each unit is minutes)
 }
 
 

@@ -48,52 +48,11 @@ def _run(*args: str | Path, **kwargs) -> None:
 
 
 @pytest.mark.trained
-def test_a_student_runs_a_chapter_from_its_install_cell(tmp_path):
-    """A fresh environment with Jupyter only (ipykernel, papermill); the library comes from the notebook's
-    install cell, pointed at this project's wheel, and the chapter's claims pass at ci scale."""
-    source = tmp_path / "source"  # what the wheel is built from: a setuptools build writes beside it
-    shutil.copytree(ROOT / "interp_repro", source / "interp_repro",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source)
-    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", source, "-w", tmp_path / "wheel")
-    wheel = next((tmp_path / "wheel").glob("interp_repro-*.whl"))
-
-    venv, records = tmp_path / "venv", tmp_path / "records.json"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("INTERP_REPRO_", "PYTHON", "VIRTUAL_ENV"))}
-    env |= {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "INTERP_REPRO_QUIET": "1",
-            "INTERP_REPRO_CACHE": str(tmp_path / "cache"), "INTERP_REPRO_RECORD": str(records),
-            "PIP_COMPILE": "0"}  # no bytecode for torch and the rest: halves the install (35 s)
-    work = tmp_path / "work"  # not the clone, where interp_repro would import from the working folder
-    work.mkdir()
-    _run(sys.executable, "-m", "venv", venv)
-    python = venv / "bin" / "python"
-    _run(python, "-m", "pip", "install", "--quiet", "ipykernel", "papermill", env=env)  # Colab's Jupyter
-    launch = tmp_path / "launch.ipynb"
-    launch.write_text(notebook(STUDENT_PAGE, str(wheel)))
-    _run(python, "-m", "papermill", launch, tmp_path / "out.ipynb", "-p", "SCALE", "ci", "-k", "python3",
-         "--cwd", work, "--no-progress-bar", env=env, cwd=work)
-
-    installed = subprocess.run([python, "-c", "import interp_repro; print(interp_repro.__file__)"],
-                               capture_output=True, text=True, cwd=work, env=env).stdout
-    assert installed.startswith(str(venv)), installed
-    text = STUDENT_PAGE.read_text()
-    named = {c for c in load_claims() if re.search(rf"`{re.escape(c)}(`|:|\.status`)", text)}  # not .paper
-    recorded = set(load_records(records).get("ci", {}))
-    assert named and named <= recorded, f"claims the chapter names but did not record: {named - recorded}"
-    # the student's dependencies may be newer than ours, which changes the library's fingerprint
-    outcomes = [o for o in check_records("ci", load_records(records), current_only=False)
-                if o.claim.id in recorded]
-    failed = [o.message() for o in outcomes if o.result not in ("pass", NOT_CHECKED)]
-    assert not failed, "claims whose outcome at ci scale is not the expected one:\n" + "\n".join(failed)
-
-
-@pytest.mark.trained
-def test_a_launched_notebook_runs_at_ci_by_default(tmp_path):
-    """As a student launches it: a fresh venv whose packages are this one's (linked, the library left
-    out, nothing downloaded), the first cell's install of this project's wheel, and a run with no
-    parameters: the notebook picks ci and says so."""
+def test_a_launched_notebook_runs_at_ci_by_default_and_its_claims_pass(tmp_path):
+    """As a student launches it, with nothing of the library installed: a fresh venv whose packages are
+    this one's (linked, the library left out, nothing downloaded), the first cell's install of this
+    project's wheel, and a run with no parameters: the notebook picks ci and says so, and the claims
+    the chapter names are recorded and pass at ci."""
     import site
 
     source = tmp_path / "source"
@@ -134,3 +93,11 @@ def test_a_launched_notebook_runs_at_ci_by_default(tmp_path):
     installed = subprocess.run([python, "-c", "import interp_repro; print(interp_repro.__file__)"],
                                capture_output=True, text=True, cwd=work, env=env).stdout
     assert installed.startswith(str(venv)), installed
+    text = STUDENT_PAGE.read_text()
+    named = {c for c in load_claims() if re.search(rf"`{re.escape(c)}(`|:|\.status`)", text)}  # not .paper
+    recorded = set(load_records(tmp_path / "records.json").get("ci", {}))
+    assert named and named <= recorded, f"claims the chapter names but did not record: {named - recorded}"
+    outcomes = [o for o in check_records("ci", load_records(tmp_path / "records.json"), current_only=False)
+                if o.claim.id in recorded]
+    failed = [o.message() for o in outcomes if o.result not in ("pass", NOT_CHECKED)]
+    assert not failed, "claims whose outcome at ci scale is not the expected one:\n" + "\n".join(failed)

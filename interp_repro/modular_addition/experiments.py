@@ -335,13 +335,19 @@ def length_moves(summary: dict[str, np.ndarray]) -> list[tuple[str, str, float, 
     return out
 
 
+def network_jobs(cfg: ModAddConfig) -> list[Job]:
+    """The jobs :func:`run_networks` reads, and so every claim on our networks: one per network (train,
+    analyse), without the training-length runs and the manifolds chapter's views."""
+    return _jobs(cfg, lengths=False)
+
+
 def run_networks(cfg: ModAddConfig, workers: int | None = None) -> dict[str, list[Unit[TrainSpec]]]:
     """Train (or load) and analyse every network: architecture -> one Unit per seed.
 
     Networks missing from the cache are computed side by side (``core.parallel.run_jobs``: one per
     core by default, or on Dask), one network and one torch thread per process; results do not
     depend on where they ran."""
-    run_jobs(_jobs(cfg, lengths=False), desc="networks", workers=workers)
+    run_jobs(network_jobs(cfg), desc="networks", workers=workers)
     out: dict[str, list[Unit[TrainSpec]]] = {arch: [] for arch in cfg.architectures}
     for spec in _specs(cfg):
         out[spec.architecture].append(_unit(cfg, spec))
