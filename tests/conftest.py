@@ -1,10 +1,12 @@
-"""Run the fast unit tests first, then the trained checks (robustness, the CLI), then the book built
-at ``ci`` scale. As soon as the tests are collected, one pool of two workers starts filling the
-session's cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture
-waits for it), and a rerun of some of those jobs in one process starts beside the build (``rerun``,
-for the determinism test); the build executes every chapter and exercise page once, and the chapter
-checks (test_notebooks.py), the page checks (test_book.py) and the browser pass (test_browser.py)
-all read it."""
+"""Run the fast unit tests first, then the trained checks of the CLI and the launched notebook, then
+the book built at ``ci`` scale and its checks, then the robustness check on shifted seeds. Every core
+stays busy: as soon as the tests are collected, one pool of two workers starts filling the session's
+cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture waits for
+it); a rerun of some of those jobs in one process starts beside the build (``rerun``, for the
+determinism test); and once the book is built, a pool of two trains the claims' jobs on shifted seeds
+beside the page checks, which use one core (``shifted``). The build executes every chapter and
+exercise page once, and the chapter checks (test_notebooks.py), the page checks (test_book.py) and
+the browser pass (test_browser.py) all read it."""
 
 import functools
 import json
@@ -27,14 +29,14 @@ from interp_repro.reproduction import resolve_env_paths
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel
 
-ORDER = {"trained": 1, "book": 2}
+ORDER = {"trained": 1, "book": 2, "seeds": 3}
 OUT = ROOT / "_build" / "ci-scale"
 TIMINGS = OUT / "_build" / "execution-times.json"  # written by book/_ext/execution_times.py
 COMPUTED = OUT / "computed-entries.txt"
 FILLED = OUT / "filled.json"
-FILL_LOG = OUT / "fill.log"
+SHIFTED = OUT / "shifted"  # the robustness run's cache, its report and its log
 STARTED = time.time()
-FILLING: dict[str, subprocess.Popen] = {}  # the pool of tests/fill.py, once started
+FILLING: dict[str, subprocess.Popen] = {}  # the pools of tests/fill.py, once started
 
 
 def _worker_env() -> dict[str, str]:
@@ -50,22 +52,37 @@ def pytest_collection_modifyitems(items):
     items.sort(key=rank)
 
 
+def _fill(name: str, args: list[str], report: Path, env: dict[str, str] | None = None) -> None:
+    """Start ``tests/fill.py ARGS REPORT`` in a process group of its own (its log beside the report),
+    once per session."""
+    if name in FILLING:
+        return
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.unlink(missing_ok=True)
+    with report.with_suffix(".log").open("w") as log:
+        FILLING[name] = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fill.py")), *args,
+                                          str(report)], stdout=log, stderr=subprocess.STDOUT, env=env,
+                                         start_new_session=True)
+
+
+def _wait(name: str, report: Path) -> None:
+    """Wait for the pool started as ``name``; its log's end if it failed."""
+    log = report.with_suffix(".log")
+    assert FILLING[name].wait() == 0, f"tests/fill.py failed:\n{log.read_text()[-4000:]}"
+
+
 def pytest_collection_finish(session):
     """Start filling the cache for the book build at once when this session builds it, so that the
     pool of two workers runs beside the unit tests instead of after them."""
     if any(item.get_closest_marker("book") for item in session.items):
-        OUT.mkdir(parents=True, exist_ok=True)
-        FILLED.unlink(missing_ok=True)
-        with FILL_LOG.open("w") as log:
-            FILLING["pool"] = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fill.py")),
-                                                str(FILLED)], stdout=log, stderr=subprocess.STDOUT,
-                                               start_new_session=True)
+        _fill("pool", [], FILLED)
 
 
 def pytest_sessionfinish(session):
-    """Stop the fill's pool, workers included, if the session ends before it does."""
-    if (proc := FILLING.get("pool")) is not None and proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
+    """Stop the pools, workers included, that are still running when the session ends."""
+    for proc in FILLING.values():
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -99,9 +116,8 @@ def _entries() -> set[str]:
 def filled() -> None:
     """Every study's ``ci`` jobs computed (or found) in the session's cache by one pool of two workers:
     the one started at collection (``tests/fill.py``), waited for here."""
-    proc = FILLING.get("pool")
-    assert proc is not None, "the fill starts only in a session that collects book tests"
-    assert proc.wait() == 0, f"tests/fill.py failed:\n{FILL_LOG.read_text()[-4000:]}"
+    _fill("pool", [], FILLED)  # started at collection when the session builds the book
+    _wait("pool", FILLED)
 
 
 @pytest.fixture(scope="session")
@@ -148,7 +164,24 @@ def book(filled, rerun) -> Build:
     build = Build(OUT / "_build" / "html", OUT / "_build" / "jupyter_execute", records, proc.returncode,
                   proc.stdout[-6000:] + "\n" + proc.stderr[-3000:], tuple(sorted(_entries() - before)))
     COMPUTED.write_text("\n".join(build.computed))
+    _start_shifted()  # beside the page checks that read the build
     return build
+
+
+def _start_shifted() -> None:
+    shutil.rmtree(SHIFTED / "cache", ignore_errors=True)
+    _fill("shifted", ["--shifted"], SHIFTED / "report.json",
+          env=os.environ | {"INTERP_REPRO_CACHE": str(SHIFTED / "cache"), "INTERP_REPRO_QUIET": "1"})
+
+
+@pytest.fixture(scope="session")
+def shifted() -> Path:
+    """A cache of its own holding the claims' ``ci`` jobs with every seed shifted by
+    ``fill.OFFSET``, filled by a pool of two (started once the book is built, or here)."""
+    if "shifted" not in FILLING:
+        _start_shifted()
+    _wait("shifted", SHIFTED / "report.json")
+    return SHIFTED / "cache"
 
 
 @pytest.fixture(scope="session")
@@ -171,6 +204,10 @@ def pytest_terminal_summary(terminalreporter):
         for study, s in filled["studies"].items():
             terminalreporter.write_line(f"{s['seconds']:8.1f} s  {study}: "
                                         f"{s['computed']} of {s['jobs']} jobs computed")
+    if (report := SHIFTED / "report.json").exists():
+        shifted = json.loads(report.read_text())
+        terminalreporter.write_line(f"{shifted['seconds']:8.1f} s  the claims' {shifted['jobs']} ci jobs on "
+                                    "shifted seeds, in one pool of 2 beside the page checks")
     for page, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{s:8.1f} s  {page}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  in all")
