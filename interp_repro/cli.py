@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
         values = {cid: v for study in studies for cid, v in run_all(args.scale, study).items()}
     if args.seed_offset:  # other seeds than the book's: checked, not recorded
         claims = load_claims()
-        outcomes = [Outcome(claims[cid], args.scale, v) for cid, v in values.items()]
+        outcomes = [Outcome.of(claims[cid], args.scale, v) for cid, v in values.items()]
     else:
         record_all(values, args.scale)
         outcomes = [o for o in check_records(args.scale) if o.claim.id in values]

@@ -7,7 +7,8 @@ localhost); no cell output shows an error, a traceback or stderr; the console lo
 internal link, and its ``#fragment``, resolves; no local request fails. The interactive figures:
 plotly.js comes from the book's ``_static`` on their pages only, every plotly div draws its traces
 (SVG, and WebGL for 3-D) inside its figure with its caption, and draws too with the network switched
-off (the page opened from disk in an offline browser context). A full-page screenshot of each page
+off (the page opened from disk in an offline browser context); the Reproduction page's figures draw
+a row for every claim. A full-page screenshot of each page
 is saved in ``_build/screenshots/``.
 """
 
@@ -26,6 +27,9 @@ from chapters import ROOT, toc_files
 from playwright.sync_api import Browser, Page, Request, Response, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from interp_repro import STUDIES
+from interp_repro.reproduction.claims import study_claims
+
 pytestmark = pytest.mark.book
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,7 +42,13 @@ INTERACTIVE = {  # the pages with interactive figures: the ids of their plotly d
     "book/modular_addition/manifolds": {"plotly-fig-modadd-pca"},
     "book/superposition/demonstrating": {"plotly-fig-relu-20-5"},
     "book/schur_rnn/copy_task": {"plotly-fig-schur-eigenvalues"},
+    "book/reproduction": {f"plotly-fig-record-{study.replace('_', '-')}" for study in STUDIES},
 }
+# the claims each Reproduction figure draws, one per row, read from its subplots' y-axis labels
+RECORD_ROWS = """id => Object.entries(document.getElementById(id)?.layout || {})
+    .filter(([key]) => /^yaxis[0-9]*$/.test(key))
+    .map(([key, axis]) => [Number(key.slice(5)) || 1, (axis.ticktext || [])[0]])
+    .sort((a, b) => a[0] - b[0]).map(([, label]) => label)"""
 PLOTLY_JS = "/_static/plotly/plotly.min.js"
 # each plotly div as drawn: its traces, SVG layers, 3-D scenes, drawn canvases and caption
 PLOTLY_STATE = """els => els.map(e => ({
@@ -219,6 +229,17 @@ def _check_plotly(page: Page, entry: str, scripts: list[str], problems: list[str
     problems += _plotly_drawn(page, expected)
 
 
+def _check_record_figures(page: Page, problems: list[str]) -> None:
+    """Each study's figure on the Reproduction page drew a row for every claim of the study, in order."""
+    for study in STUDIES:
+        div = f"plotly-fig-record-{study.replace('_', '-')}"
+        rows = page.evaluate(RECORD_ROWS, div)
+        claims = [c.id.removeprefix(study + ".") for c in study_claims(study)]
+        if rows != claims:
+            missing = sorted(set(claims) - set(rows))
+            problems.append(f"#{div} draws {len(rows)} rows for {len(claims)} claims (missing: {missing})")
+
+
 def _check_links(page: Page, site: str, problems: list[str]) -> None:
     """Every link to the book's own host leads to a page that exists, and to an anchor on it."""
     for href in sorted(set(page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"))):
@@ -254,7 +275,9 @@ def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     if "Traceback (most recent call last)" in page.inner_text("body"):
         problems.append("a traceback is shown")
     _check_links(page, site, problems)
-    if entry == "book/reproduction":  # read at a glance on a laptop: no claims table scrolls sideways
+    if entry == "book/reproduction":
+        _check_record_figures(page, problems)
+        # read at a glance on a laptop: no claims table scrolls sideways
         wide = page.eval_on_selector_all(
             "table", "els => els.filter(t => t.scrollWidth > t.parentElement.clientWidth + 1)"
                      ".map(t => t.innerText.slice(0, 60))")

@@ -7,6 +7,8 @@ from chapters import ROOT
 
 from interp_repro import STUDIES
 from interp_repro.core.cache import library_fingerprint
+from interp_repro.core.errors import ConfigError
+from interp_repro.core.estimate import Estimate
 from interp_repro.reproduction import claims as claims_mod
 from interp_repro.reproduction import report as report_mod
 from interp_repro.reproduction.claims import (
@@ -18,7 +20,7 @@ from interp_repro.reproduction.claims import (
     load_not_reproduced,
     parse_claims,
 )
-from interp_repro.reproduction.records import record
+from interp_repro.reproduction.records import load_records, record
 from interp_repro.reproduction.report import (
     REPORT_COLUMNS,
     check_records,
@@ -200,6 +202,46 @@ def test_an_outcome_passes_only_when_the_measured_status_is_the_expected_one(sca
     assert outcome.result == result
 
 
+def _share(k: int, n: int) -> Estimate:
+    return Estimate.share([True] * k + [False] * (n - k), "clusters")
+
+
+@pytest.mark.parametrize(("estimate", "status", "allowed"), [
+    (_share(20, 20), "reproduced", {"reproduced"}),                  # 1.0, its interval inside the band
+    (_share(17, 20), "reproduced", {"reproduced", "inconclusive"}),  # 0.85, its interval leaves the band
+    (_share(15, 20), "inconclusive", {"reproduced", "inconclusive"}),  # 0.75, its interval reaches it
+    (_share(3, 20), "differs", {"differs"}),                         # 0.15, all of its interval below it
+])
+def test_an_estimate_outside_the_band_differs_only_when_its_whole_interval_does(estimate, status, allowed):
+    claim = parse_claims(VALID)[CID]  # band [0.8, 1]
+    outcome = report_mod.Outcome.of(claim, "book", estimate)
+    assert outcome.status == claim.status(estimate.value, estimate.interval) == status
+    assert claim.statuses_allowed(estimate.value, estimate.interval) == allowed
+    assert outcome.result == ("pass" if "reproduced" in allowed else "FAIL")  # book expects reproduced
+    assert claim.status(estimate.value) == ("reproduced" if status == "reproduced" else "differs")
+
+
+def test_an_inconclusive_outcome_says_how_many_samples_would_decide_it():
+    outcome = report_mod.Outcome.of(parse_claims(VALID)[CID], "book", _share(15, 20))
+    assert outcome.to_decide == _share(15, 20).samples_to_decide(0.8) > 20
+    assert f"inconclusive (about {outcome.to_decide} clusters would decide it)" in outcome.message()
+    assert "15 of 20 clusters; 95% CI" in outcome.message()
+    data = outcome.as_dict()
+    assert data["estimate"]["samples"] == [True] * 15 + [False] * 5 and data["estimate"]["level"] == 0.95
+    assert report_mod.Outcome.of(parse_claims(VALID)[CID], "book", _share(19, 20)).to_decide is None
+
+
+def test_an_estimate_is_recorded_with_its_samples_and_read_back(toy_claims, tmp_path):
+    estimate = Estimate.mean([0.82, 0.9, 0.86], "seeds")
+    assert record(CID, estimate, "book") == estimate.value
+    [outcome, _] = check_records("book")
+    assert outcome.estimate == estimate and outcome.result == "pass"
+    path = tmp_path / "records.json"
+    path.write_text(path.read_text().replace("0.82", "0.1"))  # samples that no longer give the value
+    with pytest.raises(ConfigError, match="estimate of superposition.toy at book: value .* is not the mean"):
+        load_records(path)
+
+
 def test_a_skipped_scale_is_not_checked_but_its_guard_still_holds():
     text = SECOND.replace('skip = { ci = "no power at ci" }', 'skip = { ci = "no power at ci" }\n'
                           'guard.ci = { max = 10, reason = "ours" }')
@@ -304,8 +346,8 @@ def test_report_rows_and_json_one_per_claim(toy_claims):
     assert (second["status"], second["expected"], second["result"]) == (NOT_CHECKED, "-", NOT_CHECKED)
     assert outcomes[0].as_dict() == {
         "id": CID, "kind": "reproduction", "paper": "0.9", "paper_value": 0.9, "paper_band": "in [0.8, 1]",
-        "ours": 0.7, "status": "differs", "expected": "differs", "guard": ">= 0.5", "guard_result": "pass",
-        "result": "pass"}
+        "ours": 0.7, "estimate": None, "status": "differs", "to_decide": None, "expected": "differs",
+        "guard": ">= 0.5", "guard_result": "pass", "result": "pass"}
 
 
 def test_a_chapter_shows_a_differing_claim_with_both_values_and_its_status(toy_claims):
@@ -341,7 +383,8 @@ def test_status_summary_counts_every_claim_once_by_kind_and_measured_status(toy_
     assert table.loc["superposition", ("sanity", NOT_CHECKED)] == 1
     assert table.to_numpy().sum() == 2
     totals = status_totals(table)
-    assert totals["reproduction"] == {"reproduced": 0, "differs": 1, "not run": 0, "not checked": 0, "all": 1}
+    assert totals["reproduction"] == {"reproduced": 0, "differs": 1, "inconclusive": 0, "not run": 0,
+                                      "not checked": 0, "all": 1}
     assert totals["sanity"]["not checked"] == 1 and totals["seed"]["all"] == 0
 
 

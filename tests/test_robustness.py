@@ -51,6 +51,6 @@ def test_claims_hold_on_other_seeds(experiments, shifted: Path, monkeypatch):
     with seed_offset(OFFSET):
         values = EXPERIMENTS[experiments]()
     claims = load_claims()
-    outcomes = [Outcome(claims[cid], "ci", value) for cid, value in values.items()]
+    outcomes = [Outcome.of(claims[cid], "ci", value) for cid, value in values.items()]
     failed = [o.message() for o in outcomes if o.result not in ("pass", NOT_CHECKED)]
     assert outcomes and not failed, f"claims that fail on seeds shifted by {OFFSET}:\n" + "\n".join(failed)

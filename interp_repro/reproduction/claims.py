@@ -3,11 +3,23 @@
 A claim states a paper's result as a machine check, its **paper band**: the paper's number with a
 tolerance whose reason is written down, or the paper's qualitative statement as a bound. A run's
 value is **reproduced** when it lies in the band and **differs** when it does not: the status is
-measured, never typed. What the registry types is the status it **expects** at each scale, so a run
-whose measured status is another fails, whether it regressed or started to reproduce. A claim may
-also carry a **guard** per scale, bounds around our own value that catch drift; a guard never decides
-the status. A scale where the status cannot be told (a test with no power, or seeds that straddle
-the band's edge) is **skipped**, with the reason; its guard, if any, still holds.
+measured, never typed.
+
+A value over seeds, networks or clusters comes with its samples and a 95% interval
+(``core.estimate.Estimate``), and the interval decides between the two failures of a point: the
+value is **reproduced** when it lies in the band, **differs** when its whole interval lies outside
+the band, and is **inconclusive** when it lies outside the band but its interval reaches it (more
+samples would decide it; the report says about how many). A single deterministic value is reproduced
+or differs.
+
+What the registry types is the status it **expects** at each scale, so a run whose measured status
+is another fails, whether it regressed or started to reproduce. Where a value's interval straddles an
+edge of the band, the samples cannot tell "reproduced" from "inconclusive" (another machine, whose
+rounding trains other networks, may land either side): either meets an expectation of either, and
+the interval, not a typed reason, says so. A claim may also carry a **guard** per scale, bounds
+around our own value that catch drift; a guard never decides the status. A scale where nothing can
+be measured (no network of that kind is trained there, or a test has no power) is **skipped**, with
+the reason; its guard, if any, still holds.
 
 Kinds: ``reproduction`` (a paper's result), ``seed`` (a number from the seed documents that no paper
 source confirms) and ``sanity`` (a property that holds by construction, or a check of our own
@@ -27,7 +39,7 @@ Value = float | int | bool
 
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
 KINDS = ("reproduction", "seed", "sanity")
-STATUSES = ("reproduced", "differs")
+STATUSES = ("reproduced", "differs", "inconclusive")
 NOT_CHECKED = "not checked"
 """The result at a scale where a claim is skipped: its statistic means nothing there."""
 _REQUIRED = {"id", "study", "kind", "statement", "source", "paper", "band", "expected"}
@@ -56,6 +68,18 @@ class Bounds:
             return False
         return not (self.max is not None and not value <= self.max)
 
+    def reaches(self, low: float, high: float) -> bool:
+        """True if some value of the interval [``low``, ``high``] satisfies the bounds."""
+        if isinstance(self.equals, bool):
+            return False
+        if self.equals is not None:
+            return low <= self.equals <= high
+        return (self.min is None or high >= self.min) and (self.max is None or low <= self.max)
+
+    def holds_all(self, low: float, high: float) -> bool:
+        """True if every value of the interval [``low``, ``high``] satisfies the bounds."""
+        return self.passes(low) and self.passes(high) and (self.equals is None or low == high)
+
     def describe(self) -> str:
         """The bounds as text, e.g. ``>= 0.99`` or ``in [0.4, 0.6]``."""
         if self.equals is not None:
@@ -82,9 +106,21 @@ class Claim:
     paper_value: Value | None = None
     note: str = ""
 
-    def status(self, value: Value) -> str:
-        """``reproduced`` if ``value`` lies in the paper band, else ``differs``."""
-        return STATUSES[0] if self.band.passes(value) else STATUSES[1]
+    def status(self, value: Value, interval: tuple[float, float] | None = None) -> str:
+        """``reproduced`` if ``value`` lies in the paper band; else ``inconclusive`` if its
+        ``interval`` (of an estimate over samples) reaches the band, and ``differs`` if not."""
+        if self.band.passes(value):
+            return STATUSES[0]
+        return STATUSES[2] if interval is not None and self.band.reaches(*interval) else STATUSES[1]
+
+    def statuses_allowed(self, value: Value, interval: tuple[float, float] | None = None) -> set[str]:
+        """The statuses that meet an expectation: the measured one, and where ``interval`` straddles
+        an edge of the band (it holds values inside and outside it), both ``reproduced`` and
+        ``inconclusive``, which its samples cannot tell apart."""
+        measured = {self.status(value, interval)}
+        if interval is not None and self.band.reaches(*interval) and not self.band.holds_all(*interval):
+            return measured | {STATUSES[0], STATUSES[2]}
+        return measured
 
 
 def _is_number(value: object) -> bool:
@@ -151,8 +187,9 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     if any(not isinstance(why, str) or not why for why in skipped.values()):
         raise ValueError(f"claim {cid}: a skip gives its reason as text")
     guards = _per_scale(cid, "guard", raw.get("guard", {}))
-    if STATUSES[1] in expected.values() and not raw.get("note"):
-        raise ValueError(f"claim {cid}: a claim expected to differ needs a note saying why")
+    if set(STATUSES[1:]) & set(expected.values()) and not raw.get("note"):
+        raise ValueError(f"claim {cid}: a claim expected to differ or be inconclusive needs a note "
+                         "saying why")
     return Claim(id=cid, study=raw["study"], kind=raw["kind"], statement=raw["statement"],
                  source=raw["source"], paper=raw["paper"], band=band, expected=dict(expected),
                  skipped=dict(skipped),

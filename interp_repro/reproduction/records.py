@@ -2,7 +2,9 @@
 
 The record file is ``$INTERP_REPRO_RECORD`` or ``$XDG_STATE_HOME/interp-repro/records.json``
 (``~/.local/state/interp-repro/records.json``): outside the results cache, so pruning or deleting the
-cache keeps the records. It maps scale -> claim id -> {value, recorded_at, lib}. Runs that record at
+cache keeps the records. It maps scale -> claim id -> {value, recorded_at, lib}, and for a value over
+seeds, networks or clusters its ``estimate`` (``core.estimate.Estimate.as_dict``: the samples, the
+interval and its level). Runs that record at
 the same time take turns (a lock file next to it). The notebook checks point each chapter at a file of
 its own; the book's Reproduction page and ``interp-repro report`` read the default one.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.scales import check_scale
 from interp_repro.core.validate import check_writable_dir, env_path
 from interp_repro.reproduction.claims import Value, load_claims, load_not_reproduced, study_claims
@@ -60,7 +63,8 @@ def _refuse_constant(name: str) -> None:
 def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
     """The record file as {scale: {claim_id: entry}}; empty if there is none yet. :class:`ConfigError`
     (one line) unless the whole file has that shape: each entry an object with a finite number or
-    bool ``value``, and text ``recorded_at`` and ``lib``."""
+    bool ``value``, text ``recorded_at`` and ``lib`` and, if any, an ``estimate`` whose statistic of
+    its samples is ``value``."""
     path = path or record_path()
     if not path.exists():
         return {}
@@ -81,7 +85,18 @@ def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
                 raise ConfigError(f"record file {path}: the entry of {claim_id} at {scale} should be an "
                                   f"object with a finite value, recorded_at and lib, got {entry!r:.60}; "
                                   f"{fix}")
+            if "estimate" in entry:
+                try:
+                    Estimate.from_dict(entry["value"], entry["estimate"])
+                except ValueError as err:
+                    raise ConfigError(f"record file {path}: the estimate of {claim_id} at {scale}: {err}; "
+                                      f"{fix}") from None
     return data
+
+
+def entry_estimate(entry: dict) -> Estimate | None:
+    """The estimate stored in a record entry (checked by :func:`load_records`), or None."""
+    return Estimate.from_dict(entry["value"], entry["estimate"]) if "estimate" in entry else None
 
 
 def _is_value(value: object) -> bool:
@@ -99,8 +114,9 @@ def _plain(name: str, value: Value) -> Value:
     return value
 
 
-def record(claim_id: str, value: Value, scale: str) -> Value:
-    """Record ``value`` for ``claim_id`` at ``scale``: glue it into the book and the JSON record.
+def record(claim_id: str, value: Value | Estimate, scale: str) -> Value:
+    """Record ``value`` for ``claim_id`` at ``scale``: glue it into the book and the JSON record. An
+    :class:`Estimate` is recorded with its samples and interval, which decide its status.
 
     Inside a notebook the value is glued with myst-nb under the name ``claim_id`` (undisplayed), so
     the text can quote it with ``{glue:text}``, and its measured status (see :func:`glue_papers`) as
@@ -110,13 +126,16 @@ def record(claim_id: str, value: Value, scale: str) -> Value:
     claims = load_claims()
     if claim_id not in claims:
         raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/reproduction/claims.toml first")
-    value = _plain(claim_id, value)
+    estimate = value if isinstance(value, Estimate) else None
+    value = _plain(claim_id, value.value if estimate else value)
     claim = claims[claim_id]
     _glue(claim_id, value)
-    _glue(f"{claim_id}.status", claim.status(value), markdown=True)
+    _glue(f"{claim_id}.status", claim.status(value, estimate and estimate.interval), markdown=True)
     path = record_path()
     entry = {"value": value, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
              "lib": library_fingerprint(claim.study)}
+    if estimate:
+        entry["estimate"] = estimate.as_dict()
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes

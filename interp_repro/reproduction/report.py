@@ -1,9 +1,9 @@
 """Claims checked against the record of a run: one outcome per claim, and the tables that show them
 (``interp-repro report``, the book's Reproduction and front pages).
 
-An outcome measures the claim's status from the recorded value (in the paper band or not) and
-passes when that status is the one the registry expects at the scale and the scale's guard, if
-any, holds.
+An outcome measures the claim's status from the recorded value and, for a value over samples, its
+interval (``claims.Claim.status``), and passes when the registry's expected status at the scale is
+one the measurement allows (``claims.Claim.statuses_allowed``) and the scale's guard, if any, holds.
 """
 
 import hashlib
@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from interp_repro.core.cache import dependency_versions, library_fingerprint
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.machine import host
 from interp_repro.core.scales import check_scale
 from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
-from interp_repro.reproduction.records import load_records, record
+from interp_repro.reproduction.records import entry_estimate, load_records, record
 
 NOT_RUN = "not run"
 
@@ -30,13 +31,37 @@ class Outcome:
     claim: Claim
     scale: str
     value: Value | None  # None: not recorded by the current library
+    estimate: Estimate | None = None  # the samples and interval of a value over seeds or clusters
+
+    @classmethod
+    def of(cls, claim: Claim, scale: str, value: Value | Estimate) -> "Outcome":
+        """The outcome of a value as a claims function returns it (a plain value or an estimate)."""
+        if isinstance(value, Estimate):
+            return cls(claim, scale, value.value, value)
+        return cls(claim, scale, value)
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The estimate's interval, if the value has one."""
+        return self.estimate.interval if self.estimate else None
 
     @property
     def status(self) -> str | None:
-        """The measured status (``reproduced`` or ``differs``); None if skipped or not recorded."""
+        """The measured status (``reproduced``, ``differs`` or ``inconclusive``); None if skipped or
+        not recorded."""
         if self.scale in self.claim.skipped or self.value is None:
             return None
-        return self.claim.status(self.value)
+        return self.claim.status(self.value, self.interval)
+
+    @property
+    def to_decide(self) -> int | None:
+        """For an inconclusive value, about how many samples would decide it at the observed spread
+        (``Estimate.samples_to_decide`` against the band's nearer edge); else None."""
+        if self.status != STATUSES[2]:
+            return None
+        band = self.claim.band
+        edges = [e for e in (band.min, band.max, band.equals) if e is not None and not isinstance(e, bool)]
+        return self.estimate.samples_to_decide(min(edges, key=lambda e: abs(e - self.value)))
 
     @property
     def expected(self) -> str | None:
@@ -63,7 +88,8 @@ class Outcome:
             return NOT_CHECKED
         if self.value is None:
             return NOT_RUN
-        return "pass" if self.status == self.expected else "FAIL"
+        allowed = self.claim.statuses_allowed(self.value, self.interval)
+        return "pass" if self.expected in allowed else "FAIL"
 
     def message(self) -> str:
         """One line naming the claim, the paper's value and band, ours, the statuses and the guard."""
@@ -72,17 +98,25 @@ class Outcome:
         guarded = f"; guard {guard.describe()} ({guard.reason}): {self.guard}" if guard else ""
         if self.scale in c.skipped:
             return (f"{c.id}: status {NOT_CHECKED} at {self.scale} ({c.skipped[self.scale]}); "
-                    f"ours {_fmt(self.value)}{guarded} -> {self.result}")
-        return (f"{c.id}: paper {c.paper} (band {c.band.describe()}); ours {_fmt(self.value)} -> "
-                f"{self.status or NOT_RUN}, expected {self.expected} at {self.scale}{guarded} "
+                    f"ours {self.ours}{guarded} -> {self.result}")
+        decide = f" (about {self.to_decide} {self.estimate.unit} would decide it)" if self.to_decide else ""
+        return (f"{c.id}: paper {c.paper} (band {c.band.describe()}); ours {self.ours} -> "
+                f"{self.status or NOT_RUN}{decide}, expected {self.expected} at {self.scale}{guarded} "
                 f"-> {self.result}")
+
+    @property
+    def ours(self) -> str:
+        """Our value as text, with its samples and interval where it has them."""
+        return self.estimate.describe() if self.estimate else _fmt(self.value)
 
     def as_dict(self) -> dict[str, Any]:
         """The outcome as plain data (``interp-repro report --json``)."""
         c = self.claim
         guard = c.guards.get(self.scale)
         return {"id": c.id, "kind": c.kind, "paper": c.paper, "paper_value": c.paper_value,
-                "paper_band": c.band.describe(), "ours": self.value, "status": self.status,
+                "paper_band": c.band.describe(), "ours": self.value,
+                "estimate": self.estimate.as_dict() if self.estimate else None,
+                "status": self.status, "to_decide": self.to_decide,
                 "expected": self.expected, "guard": guard.describe() if guard else None,
                 "guard_result": self.guard if guard else None, "result": self.result}
 
@@ -103,7 +137,8 @@ def check_records(scale: str, records: dict | None = None, study: str | None = N
         entry = at_scale.get(claim.id)
         if entry is not None and current_only and entry.get("lib") != library_fingerprint(claim.study):
             entry = None
-        outcomes.append(Outcome(claim, scale, None if entry is None else entry["value"]))
+        outcomes.append(Outcome(claim, scale, None if entry is None else entry["value"],
+                                None if entry is None else entry_estimate(entry)))
     return outcomes
 
 
@@ -120,7 +155,7 @@ REPORT_COLUMNS = ("claim", "kind", "paper", "band", "ours", "status", "expected"
 
 def report_rows(outcomes: list[Outcome]) -> list[tuple[str, ...]]:
     """Rows of the reproduction table, one per outcome, in :data:`REPORT_COLUMNS` order."""
-    return [(o.claim.id, o.claim.kind, o.claim.paper, o.claim.band.describe(), _fmt(o.value),
+    return [(o.claim.id, o.claim.kind, o.claim.paper, o.claim.band.describe(), o.ours,
              o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN), o.expected or "-",
              o.guard, o.result) for o in outcomes]
 
@@ -141,7 +176,7 @@ def claim_pages(book: Path) -> dict[str, str]:
     return {cid: page for cid, page in named.items() if page}
 
 
-COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "FAIL": "#f8d7da"}
+COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "inconclusive": "#fff3cd", "FAIL": "#f8d7da"}
 """Background of a status or result cell on the Reproduction page."""
 
 
@@ -160,7 +195,7 @@ def study_table(scale: str, study: str, book: Path, records: dict | None = None)
         link = f'<a href="{pages[cid]}.html">{name}</a>' if cid in pages else name
         result = o.result if o.result != "FAIL" or o.guard == "FAIL" else f"FAIL (expected {o.expected})"
         rows.append({"claim": f"{link}<br><small>{o.claim.kind}</small>",
-                     "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": _fmt(o.value),
+                     "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": o.ours,
                      "status": o.status or "-", "result": result})
     table = pd.DataFrame(rows)
 
@@ -201,30 +236,32 @@ def status_totals(summary) -> dict[str, dict[str, int]]:
 class RecordedClaims(dict):
     """Claim values a chapter recorded ({claim id: value}); a notebook shows them as a table of our
     value beside the paper's, with the measured status, so that a differing claim says so where its
-    figure is."""
+    figure is. ``estimates`` holds the samples and interval of each value over seeds or clusters."""
 
-    def __init__(self, values: Mapping[str, Value], scale: str):
+    def __init__(self, values: Mapping[str, Value], scale: str, estimates: Mapping[str, Estimate] = {}):
         super().__init__(values)
         self.scale = scale
+        self.estimates = dict(estimates)
 
     def outcomes(self) -> list[Outcome]:
         """One outcome per recorded claim, at the recording scale."""
         claims = load_claims()
-        return [Outcome(claims[cid], self.scale, value) for cid, value in self.items()]
+        return [Outcome(claims[cid], self.scale, value, self.estimates.get(cid))
+                for cid, value in self.items()]
 
     def _repr_html_(self) -> str:
         rows = []
         for o in self.outcomes():
             status = o.status or NOT_CHECKED
-            if status == STATUSES[1] and o.claim.note:
-                why = f"<br><em>Why it differs: {html.escape(o.claim.note)}</em>"
+            if status in STATUSES[1:] and o.claim.note:
+                why = f"<br><em>Why it is {status}: {html.escape(o.claim.note)}</em>"
             elif self.scale in o.claim.skipped:
                 why = f"<br><em>Not checked here: {html.escape(o.claim.skipped[self.scale])}</em>"
             else:
                 why = ""
             colour = COLOURS.get("FAIL" if o.result == "FAIL" else status, "")
             rows.append(f"<tr><td><code>{html.escape(o.claim.id)}</code><br><small>"
-                        f"{html.escape(o.claim.statement)}{why}</small></td><td>{_fmt(o.value)}</td>"
+                        f"{html.escape(o.claim.statement)}{why}</small></td><td>{html.escape(o.ours)}</td>"
                         f"<td>{html.escape(o.claim.paper)} ({html.escape(o.claim.band.describe())})</td>"
                         f'<td style="background-color: {colour}">{status}</td><td>{o.result}</td></tr>')
         head = "".join(f"<th>{h}</th>" for h in ("claim", "ours", "paper (band)",
@@ -232,10 +269,11 @@ class RecordedClaims(dict):
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def record_all(values: Mapping[str, Value], scale: str) -> RecordedClaims:
+def record_all(values: Mapping[str, Value | Estimate], scale: str) -> RecordedClaims:
     """Record every (claim id, value) pair of ``values`` (see :func:`record`); returns them as plain
     values, which a notebook shows beside the paper's with the measured status."""
-    return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale)
+    estimates = {cid: v for cid, v in values.items() if isinstance(v, Estimate)}
+    return RecordedClaims({cid: record(cid, v, scale) for cid, v in values.items()}, scale, estimates)
 
 
 def provenance(lock: Path | None = None) -> str:
