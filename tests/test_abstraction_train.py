@@ -408,16 +408,20 @@ def _sweep_result(pre: np.ndarray) -> dict[str, np.ndarray]:
             "noise_xs": np.array([2.0]), "widths": np.array([64])}
 
 
-def test_anti_abstraction_claim_is_the_lowest_seed_mean_not_the_lowest_seed():
+def test_anti_abstraction_claim_is_the_change_from_the_input_and_the_levels_the_lowest_seed_mean():
     from interp_repro.abstraction.experiments.nonlinear import (
         anti_abstraction_claims,
         anti_abstraction_levels,
     )
 
-    # nu_x = 0.5: one seed dips to -0.9 but the mean is -0.4; nu_x = 4: both seeds at -0.6 and -0.7
+    # nu_x = 0.5 (alpha_x 1/3): one seed dips to -0.9, the mean is -0.4, 0.73 below the input's alpha;
+    # nu_x = 4 (alpha_x -0.6): both seeds at -0.6 and -0.7, the lowest alpha but 0.05 below the input's
     res = _sweep_result([[-0.9, 0.1], [-0.6, -0.7]])
-    assert anti_abstraction_claims(res) == {"abstraction.relu_anti_abstraction": pytest.approx(-0.65)}
+    claim = anti_abstraction_claims(res)["abstraction.relu_anti_abstraction"]
+    assert claim.value == pytest.approx(-0.4 - 1 / 3)
+    assert claim.samples == pytest.approx((-0.9 - 1 / 3, 0.1 - 1 / 3)) and claim.unit == "seeds"
     levels = anti_abstraction_levels(res)
+    assert levels["anti_abstraction_pre"] == pytest.approx(-0.65)
     assert levels["anti_abstraction_nu_x"] == 4.0 and levels["anti_abstraction_alpha_x"] == -0.6
     assert levels["anti_abstraction_noise_x"] == 2.0 and levels["anti_abstraction_width"] == 64
     assert (levels["anti_abstraction_pre_min"], levels["anti_abstraction_pre_max"]) == (-0.7, -0.6)

@@ -1,5 +1,6 @@
 """Unit tests for interp_repro.reproduction: parsing claims.toml, checks, and the reproduction report."""
 
+import re
 import tomllib
 
 import pytest
@@ -367,6 +368,17 @@ def test_shipped_claims_parse_with_unique_ids():
     ids = [raw["id"] for raw in tomllib.loads(CLAIMS_FILE.read_text()).get("claims", [])]
     assert len(ids) == len(set(ids)) == len(claims)
     assert all(claim.study in STUDIES for claim in claims.values())
+
+
+def test_a_skip_says_what_cannot_be_measured_never_that_a_value_sits_near_the_band():
+    """Whether our value is too close to the band's edge to tell is the interval's to say
+    (``claims.Claim.statuses_allowed``); a skip is for what cannot be measured at a scale at all."""
+    near = re.compile(r"edge|straddl|across the band|one cluster|can move", re.IGNORECASE)
+    typed = [(c.id, scale) for c in load_claims().values() for scale, why in c.skipped.items()
+             if near.search(why)]
+    assert not typed, f"skips typed for a knife edge: {typed}"
+    assert all(why.startswith("not measured") for c in load_claims().values()
+               for scale, why in c.skipped.items() if scale == "paper" and "paper" not in c.expected)
 
 
 def test_every_numeric_paper_value_lies_in_its_band_and_every_claim_has_a_kind():

@@ -38,12 +38,12 @@ def test_copy_claims_read_the_headline_unit():
                           0.8: {"accuracy": _copy_unit(np.ones(8)).measured["accuracy"]}},
         headline=("orthogonal", 72))
     claims = ex.copy_claims(res)
-    assert claims["schur_rnn.copy_full_accuracy"] == pytest.approx(1.0)
-    assert claims["schur_rnn.copy_rr_accuracy"] == pytest.approx(0.876)
-    assert claims["schur_rnn.copy_cr_accuracy"] == pytest.approx(0.639)
-    assert claims["schur_rnn.copy_all_removed_accuracy"] == pytest.approx(0.624)
-    assert claims["schur_rnn.copy_rr_drop"] == pytest.approx(0.124)
-    assert claims["schur_rnn.copy_cr_drop"] == pytest.approx(0.361)
+    assert claims["schur_rnn.copy_full_accuracy"].value == pytest.approx(1.0)
+    assert claims["schur_rnn.copy_rr_accuracy"].value == pytest.approx(0.876)
+    assert claims["schur_rnn.copy_cr_accuracy"].value == pytest.approx(0.639)
+    assert claims["schur_rnn.copy_all_removed_accuracy"].value == pytest.approx(0.624)
+    assert claims["schur_rnn.copy_rr_drop"].value == pytest.approx(0.124)
+    assert claims["schur_rnn.copy_cr_drop"].value == pytest.approx(0.361)
     assert claims["schur_rnn.copy_cc_pairs_gap"] == pytest.approx(0.001)
     assert claims["schur_rnn.copy_cr_lowest"] is True
     assert claims["schur_rnn.table1_alphas_holding"] == 1
@@ -66,9 +66,11 @@ def test_neuro_claims_count_tasks_profiles_and_seed_spread():
     assert claims["schur_rnn.neuro_tasks_learned"] == 2
     assert claims["schur_rnn.neuro_cayley_max_dfvu"] == pytest.approx(2e-7)
     assert claims["schur_rnn.neuro_tasks_distinct_profiles"] == 2  # {-T_CC} twice, none on sine
-    assert claims["schur_rnn.neuro_seed_dfvu_spread"] == pytest.approx(3.0)  # context, seeds 1 vs 4
-    assert [claims[f"schur_rnn.neuro_fvu_{t}"] for t in ("flipflop", "sine", "context")] == pytest.approx(
-        [0.015, 0.475, 0.05])  # the orthogonal units' median seeds
+    share = claims["schur_rnn.neuro_seed_dependent_share"]  # flipflop and context: every seed learned
+    assert (share.value, share.n) == (0.0, 2)  # both units' seeds agree: -T_CC alone is free
+    assert ex.neuro_levels(res)["neuro_seed_dfvu_spread"] == pytest.approx(3.0)  # context, seeds 1 vs 4
+    fvu = [claims[f"schur_rnn.neuro_fvu_{t}"].value for t in ("flipflop", "sine", "context")]
+    assert fvu == pytest.approx([0.015, 0.475, 0.05])  # the orthogonal units' median seeds
 
 
 def _copy_results() -> ex.CopyResults:
@@ -168,7 +170,7 @@ def test_the_stabilizer_table_and_the_neuro_levels_read_each_seed():
     assert ex.stabilizer_table(res, eps=1.0).values.tolist() == [[every, every]] * 3
     # the Cayley seeds, stabilized by every ablation, count in neither level
     assert ex.neuro_levels(res) == {"seed_dependent_units": 1, "flipflop_rr_free": "0 of 2",
-                                    "flipflop_cc_free": "2 of 2"}
+                                    "flipflop_cc_free": "2 of 2", "neuro_seed_dfvu_spread": 0.0}
 
 
 def test_target_variances_are_those_of_the_profiles_held_out_batch():
@@ -219,7 +221,7 @@ def test_every_unit_is_scheduled_once(monkeypatch):
     units = [job.args[0] for job in ex.jobs("ci")]
     assert len(set(units)) == len(units) == 4  # 1 copy unit, 3 tasks x 1 construction
     assert scheduled == units and read == units
-    assert claims["schur_rnn.copy_full_accuracy"] == 1.0
+    assert claims["schur_rnn.copy_full_accuracy"].value == 1.0
 
 
 @pytest.mark.parametrize(("overrides", "message"), [

@@ -593,12 +593,17 @@ def concept_scores(reps, labels) -> dict[str, list[float]]:
             "walpha": [whitened_abstraction(reps, labels, c) for c in concepts]}
 
 
-def up_fraction(intact: np.ndarray, ablated: np.ndarray) -> float:
-    """The fraction of (seed, block) pairs whose score, averaged over the concepts (last axis), is
-    higher with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe,
-    Latham 2026, local GELU ablation, which reports means). A tie counts as not up."""
+def up_flags(intact: np.ndarray, ablated: np.ndarray) -> list[bool]:
+    """Per (seed, block) pair, whether its score, averaged over the concepts (last axis), is higher
+    with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe, Latham
+    2026, local GELU ablation, which reports means). A tie counts as not up."""
     intact, ablated = check_finite("intact", intact), check_finite("ablated", ablated)
-    return float((ablated.mean(-1) > intact.mean(-1)).mean())
+    return [bool(up) for up in (ablated.mean(-1) > intact.mean(-1)).ravel()]
+
+
+def up_fraction(intact: np.ndarray, ablated: np.ndarray) -> float:
+    """The fraction of (seed, block) pairs whose score goes up (:func:`up_flags`)."""
+    return float(np.mean(up_flags(intact, ablated)))
 
 
 def same_direction(intact_a, ablated_a, intact_b, ablated_b) -> float:

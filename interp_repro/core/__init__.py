@@ -1,9 +1,11 @@
 """What every study shares: scales, seeding, the results cache, progress, devices and threads, validation,
-PCA, trained units, interactive figures; and the machine's description (``core.machine``)."""
+PCA, trained units, interactive figures, estimates over samples; and the machine's description
+(``core.machine``)."""
 
 from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, default_device, select_device
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.interactive import Interactive
 from interp_repro.core.pca import pca_projection, pca_variance
 from interp_repro.core.progress import progress
@@ -28,6 +30,7 @@ __all__ = [
     "SCALES",
     "Arrays",
     "ConfigError",
+    "Estimate",
     "Interactive",
     "Unit",
     "cache_dir",

@@ -7,7 +7,7 @@ analysis); each ``*_claims`` function turns them into headline numbers.
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -26,6 +26,7 @@ from interp_repro.core import (
     check_positive_int,
     default_device,
 )
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.table import Experiment, table_claims, table_jobs
@@ -415,15 +416,16 @@ def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     units = [u for v in res.values() for u in v]
     return {
         "modular_addition.min_test_accuracy": float(min(u.trained["test_acc"][-1] for u in units)),
-        "modular_addition.simple_neuron_r2": float(np.median(np.concatenate(
-            [u.measured["r2"] for u in units]))),
+        "modular_addition.simple_neuron_r2": Estimate.median(np.concatenate(
+            [u.measured["r2"] for u in units]), "clusters"),
     }
 
 
 def zhong_metric_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     """Zhong's two metrics as his sweep table computes them (:data:`ZHONG_METRICS`; medians over
     seeds) for the two attention architectures that are run, held to his population at their rate."""
-    return {f"modular_addition.{arch}_{suffix}": float(np.median([u.measured[metric] for u in res[arch]]))
+    return {f"modular_addition.{arch}_{suffix}": Estimate.median([u.measured[metric] for u in res[arch]],
+                                                                 "networks")
             for arch in ZHONG_RATES if arch in res for suffix, metric in ZHONG_METRICS.items()}
 
 
@@ -544,15 +546,23 @@ def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
         out[f"modular_addition.zhong_{name}_dist_irr"] = float(measured["distance_irrelevance"])
     sides = zhong_sides(units)
     for arch, nets in sides.items():
-        out[f"modular_addition.zhong_{arch}_disc_fraction"] = measures.disc_fraction(nets)
+        out[f"modular_addition.zhong_{arch}_disc_fraction"] = Estimate.share(measures.disc_flags(nets),
+                                                                             "clusters")
     attention = [u for nets in sides.values() for u in nets]
-    out["modular_addition.zhong_cka_disc"] = measures.mean_cka(attention, "disc")
-    out["modular_addition.zhong_disc_pad_on_diagonal"] = min(measures.pad_diagonal_share(nets)
-                                                             for nets in sides.values())
+    out["modular_addition.zhong_cka_disc"] = Estimate.mean(measures.cka_values(attention, "disc"), "clusters")
+    out["modular_addition.zhong_disc_pad_on_diagonal"] = lowest_pad_share(sides.values())
     learned = zhong_learned(units)
-    out["modular_addition.zhong_logit_circle_fraction"] = measures.betti_fraction(learned, (1, 1),
-                                                                                  key="logit_betti")
+    out["modular_addition.zhong_logit_circle_fraction"] = Estimate.share(
+        measures.betti_flags(learned, (1, 1), key="logit_betti"), "logit manifolds")
     return out
+
+
+def lowest_pad_share(groups: Iterable[Sequence[Unit]]) -> Estimate:
+    """Of several groups of networks (one per architecture), the lowest mean share of neurons whose
+    phase-alignment peak is on the diagonal (``measures.pad_diagonal_shares``), over its networks:
+    the paper's statement holds for every disc architecture only if it holds for this one."""
+    return min((Estimate.mean(measures.pad_diagonal_shares(nets), "networks") for nets in groups),
+               key=lambda estimate: estimate.value)
 
 
 def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
@@ -561,24 +571,30 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for arch in ("uniform", "learnable", "mlp_add"):
         if arch in res:
-            out[f"modular_addition.{arch}_disc_fraction"] = measures.disc_fraction(res[arch])
-            out[f"modular_addition.{arch}_cka_disc"] = measures.mean_cka(res[arch], "disc")
+            out[f"modular_addition.{arch}_disc_fraction"] = Estimate.share(measures.disc_flags(res[arch]),
+                                                                           "clusters")
+            out[f"modular_addition.{arch}_cka_disc"] = Estimate.mean(measures.cka_values(res[arch], "disc"),
+                                                                     "clusters")
     if "mlp_concat" in res:
-        out["modular_addition.concat_torus_fraction"] = measures.betti_fraction(res["mlp_concat"], (1, 2, 1))
-        out["modular_addition.concat_cka_torus"] = measures.mean_cka(res["mlp_concat"], "torus")
+        out["modular_addition.concat_torus_fraction"] = Estimate.share(
+            measures.betti_flags(res["mlp_concat"], (1, 2, 1)), "clusters")
+        out["modular_addition.concat_cka_torus"] = Estimate.mean(
+            measures.cka_values(res["mlp_concat"], "torus"), "clusters")
     units = [u for v in res.values() for u in v]
-    out["modular_addition.layer1_cka_circle"] = measures.mean_cka(units, "circle")
+    out["modular_addition.layer1_cka_circle"] = Estimate.mean(measures.cka_values(units, "circle"),
+                                                              "clusters")
     disc = [arch for arch in ("uniform", "learnable", "mlp_add") if arch in res]
     if disc:
-        out["modular_addition.disc_pad_on_diagonal"] = min(measures.pad_diagonal_share(res[arch])
-                                                           for arch in disc)
+        out["modular_addition.disc_pad_on_diagonal"] = lowest_pad_share(res[arch] for arch in disc)
     if "mlp_concat" in res:
-        out["modular_addition.concat_pad_on_diagonal"] = measures.pad_diagonal_share(res["mlp_concat"])
-    out["modular_addition.logit_circle_fraction"] = measures.betti_fraction(units, (1, 1), key="logit_betti")
+        out["modular_addition.concat_pad_on_diagonal"] = Estimate.mean(
+            measures.pad_diagonal_shares(res["mlp_concat"]), "networks")
+    out["modular_addition.logit_circle_fraction"] = Estimate.share(
+        measures.betti_flags(units, (1, 1), key="logit_betti"), "logit manifolds")
     n_nets = min(len(res.get("uniform", [])), len(res.get("learnable", [])))
     if n_nets >= 2:
         test = measures.distance_test(res)
-        out["modular_addition.seed_mean_bottleneck"] = test["mean_across"]
+        out["modular_addition.seed_mean_bottleneck"] = Estimate.mean(test["across"], "network pairs")
         if n_nets >= MIN_NETWORKS_FOR_TEST:
             out["modular_addition.seed_permutation_p"] = test["p"]
     return out

@@ -544,18 +544,27 @@ def umap_view(points: np.ndarray, seed: int = 0) -> np.ndarray:
 # ------------------------------------------------------------------ over networks
 
 
+def disc_flags(units: Sequence[Unit]) -> list[bool]:
+    """Per analysed cluster of ``units``, whether it is a disc (the paper, §5): Betti (1, 0, 0) and
+    top-2 PCA share >= :data:`DISC_PCA_SHARE`."""
+    return [bool(tuple(b) == (1, 0, 0) and pc[:2].sum() >= DISC_PCA_SHARE)
+            for u in units for b, pc in zip(u.measured["betti"], u.measured["pca"], strict=True)]
+
+
 def disc_fraction(units: Sequence[Unit]) -> float:
-    """Share of analysed clusters that are discs (the paper, §5): Betti (1, 0, 0) and top-2 PCA share
-    >= :data:`DISC_PCA_SHARE`."""
-    ok = [bool(tuple(b) == (1, 0, 0) and pc[:2].sum() >= DISC_PCA_SHARE)
-          for u in units for b, pc in zip(u.measured["betti"], u.measured["pca"], strict=True)]
-    return float(np.mean(ok))
+    """Share of analysed clusters that are discs (:func:`disc_flags`)."""
+    return float(np.mean(disc_flags(units)))
+
+
+def betti_flags(units: Sequence[Unit], vector: tuple[int, ...], key: str = "betti") -> list[bool]:
+    """Per analysed cluster (or logit manifold, ``key="logit_betti"``) of ``units``, whether it has
+    this Betti vector (the paper, §5)."""
+    return [tuple(b) == vector for u in units for b in u.measured[key]]
 
 
 def betti_fraction(units: Sequence[Unit], vector: tuple[int, ...], key: str = "betti") -> float:
-    """Share of analysed clusters (or logit manifolds, ``key="logit_betti"``) with this Betti vector
-    (the paper, §5)."""
-    return float(np.mean([tuple(b) == vector for u in units for b in u.measured[key]]))
+    """Share of analysed clusters (or logit manifolds) with this Betti vector (:func:`betti_flags`)."""
+    return float(np.mean(betti_flags(units, vector, key)))
 
 
 def logit_summary(units: Sequence[Unit]) -> dict[str, float]:
@@ -568,18 +577,27 @@ def logit_summary(units: Sequence[Unit]) -> dict[str, float]:
                 [u.measured["logit_pizza"] for u in units])))}
 
 
-def mean_cka(units: Sequence[Unit], reference: str) -> float:
-    """Mean linear CKA between the analysed clusters of ``units`` and the theorem's ``reference``
+def cka_values(units: Sequence[Unit], reference: str) -> list[float]:
+    """Linear CKA between each analysed cluster of ``units`` and the theorem's ``reference``
     manifold, one of :data:`REFERENCES` (the paper, §5)."""
     column = REFERENCES.index(reference)
-    return float(np.mean([c[column] for u in units for c in u.measured["cka"]]))
+    return [float(c[column]) for u in units for c in u.measured["cka"]]
+
+
+def mean_cka(units: Sequence[Unit], reference: str) -> float:
+    """Mean of :func:`cka_values` over the analysed clusters."""
+    return float(np.mean(cka_values(units, reference)))
+
+
+def pad_diagonal_shares(units: Sequence[Unit]) -> list[float]:
+    """Per network, the share of its neurons whose phase-alignment peak lies on the diagonal a = b
+    (torus distance 0): aligned phases (phi_L = phi_R) put every peak there (the paper, §5)."""
+    return [float(np.mean(torus_distance(u.measured["phase_alignment"], u.spec.p) == 0)) for u in units]
 
 
 def pad_diagonal_share(units: Sequence[Unit]) -> float:
-    """Share of neurons whose phase-alignment peak lies on the diagonal a = b (torus distance 0),
-    averaged over networks: aligned phases (phi_L = phi_R) put every peak there (the paper, §5)."""
-    return float(np.mean([np.mean(torus_distance(u.measured["phase_alignment"], u.spec.p) == 0)
-                          for u in units]))
+    """:func:`pad_diagonal_shares` averaged over networks."""
+    return float(np.mean(pad_diagonal_shares(units)))
 
 
 ZHONG_ALGORITHMS = {name: zhong.NOTEBOOK[run] for name, run in zhong.MODELS.items()}

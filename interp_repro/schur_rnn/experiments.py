@@ -26,6 +26,7 @@ from interp_repro.core import (
     check_tuple,
     default_device,
 )
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.table import Experiment, table_claims, table_jobs
@@ -44,6 +45,7 @@ from interp_repro.schur_rnn.measures import (
     example_rollout,
     largest_change,
     profile_holds,
+    seed_dependent_flags,
     seed_dependent_units,
     seed_spread,
     seeds_within,
@@ -57,6 +59,7 @@ from interp_repro.schur_rnn.model import CONSTRUCTION_LABELS, CONSTRUCTIONS
 from interp_repro.schur_rnn.train import (
     COPY_RECIPE,
     NEURO_RECIPE,
+    RECIPE_PROFILES,
     SCHEDULES,
     flush_denormals,
     full_replay_steps,
@@ -270,16 +273,21 @@ def run_copy(cfg: CopyConfig) -> CopyResults:
 
 def copy_claims(res: CopyResults) -> dict[str, Any]:
     """Headline numbers of the copy task (Draeger 2026, Figure 1 and Table 1)."""
-    acc = res.grid[res.headline].measured["accuracy"].mean(axis=1)
+    per_seed = res.grid[res.headline].measured["accuracy"]  # (8 ablations, seeds)
+    acc = per_seed.mean(axis=1)
     cayley = [u.measured["accuracy"] for (c, _), u in res.grid.items() if c == "cayley"]
+
+    def over_seeds(values: np.ndarray) -> Estimate:
+        return Estimate.mean(values, "seeds")
+
     claims: dict[str, Any] = {
-        "schur_rnn.copy_full_accuracy": float(acc[subset_index(())]),
+        "schur_rnn.copy_full_accuracy": over_seeds(per_seed[subset_index(())]),
         "schur_rnn.copy_cc_pairs_gap": cc_pairs_gap(acc),
-        "schur_rnn.copy_rr_accuracy": float(acc[subset_index({"RR"})]),
-        "schur_rnn.copy_cr_accuracy": float(acc[subset_index({"CR"})]),
-        "schur_rnn.copy_all_removed_accuracy": float(acc[subset_index(ABLATION_BLOCKS)]),
-        "schur_rnn.copy_rr_drop": accuracy_drop(acc, {"RR"}),
-        "schur_rnn.copy_cr_drop": accuracy_drop(acc, {"CR"}),
+        "schur_rnn.copy_rr_accuracy": over_seeds(per_seed[subset_index({"RR"})]),
+        "schur_rnn.copy_cr_accuracy": over_seeds(per_seed[subset_index({"CR"})]),
+        "schur_rnn.copy_all_removed_accuracy": over_seeds(per_seed[subset_index(ABLATION_BLOCKS)]),
+        "schur_rnn.copy_rr_drop": over_seeds([accuracy_drop(a, {"RR"}) for a in per_seed.T]),
+        "schur_rnn.copy_cr_drop": over_seeds([accuracy_drop(a, {"CR"}) for a in per_seed.T]),
         "schur_rnn.copy_cr_lowest": cr_lowest(acc),
         "schur_rnn.table1_alphas_holding": int(sum(profile_holds(p["accuracy"].mean(axis=1))
                                                    for p in res.alphas.values())),
@@ -308,6 +316,15 @@ def copy_units_table(res: CopyResults) -> pd.DataFrame:
           "min over seeds": u.measured["accuracy"][0].min(), "seeds": u.spec.seeds,
           "trained on": replay_schedule(u.spec)}
          for (c, n), u in res.grid.items()])
+
+
+def recipe_table() -> pd.DataFrame:
+    """The paper's copy-task profile beside two of our training recipes' (``train.RECIPE_PROFILES``):
+    held-out replay accuracy of the full model and without T_RR, T_C->R and all three blocks."""
+    columns = ["full", "-T_RR", "-T_C->R", "all three removed"]
+    paper = [PAPER_COPY_ACCURACY[subset_index(s)] for s in ((), {"RR"}, {"CR"}, ABLATION_BLOCKS)]
+    rows = {"the paper (Figure 1)": paper, **RECIPE_PROFILES}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns).rename_axis("training")
 
 
 def best_other_accuracy(res: CopyResults) -> float | None:
@@ -436,8 +453,9 @@ def run_neuro(cfg: NeuroConfig) -> NeuroUnits:
 
 def neuro_claims(res: NeuroUnits) -> dict[str, Any]:
     """Training quality (the dense orthogonal networks' full-model FVU per task, median seed, as the
-    paper reports it), Cayley invariance, how the stabilizer sets vary by task, and how far two seeds
-    that both learned a task differ in the damage of one ablation."""
+    paper reports it), Cayley invariance, how the stabilizer sets vary by task and by seed, and, over
+    the dense seeds that learned their task, how often removing T_CC alone (free on the copy task)
+    costs more than epsilon."""
     tasks = sorted({t for t, _ in res})
     dense = [c for c in CONSTRUCTIONS if c != "cayley" and (tasks[0], c) in res]
     claims: dict[str, Any] = {}
@@ -445,17 +463,26 @@ def neuro_claims(res: NeuroUnits) -> dict[str, Any]:
     if orthogonal:
         claims["schur_rnn.neuro_tasks_learned"] = sum(task_learned(p["fvu"][0]) for p in orthogonal.values())
     for task, profile in orthogonal.items():
-        claims[f"schur_rnn.neuro_fvu_{task}"] = float(np.median(profile["fvu"][0]))
+        claims[f"schur_rnn.neuro_fvu_{task}"] = Estimate.median(profile["fvu"][0], "seeds")
     cayley = [u.measured["delta_fvu"] for (_, c), u in res.items() if c == "cayley"]
     if cayley:
         claims["schur_rnn.neuro_cayley_max_dfvu"] = max(largest_change(d) for d in cayley)
     claims["schur_rnn.neuro_tasks_distinct_profiles"] = distinct_stabilizer_profiles(
         {t: [res[(t, c)].measured for c in dense] for t in tasks})
-    learned = [res[(t, c)].measured for t in tasks for c in dense
-               if every_seed_learned(res[(t, c)].measured["fvu"][0])]
-    claims["schur_rnn.neuro_seed_dfvu_spread"] = max((seed_spread(p["delta_fvu"]) for p in learned),
-                                                     default=0.0)
+    learned = learned_dense_profiles(res)
+    if learned:
+        claims["schur_rnn.neuro_seed_dependent_share"] = Estimate.share(seed_dependent_flags(learned),
+                                                                        "units")
+        cc = subset_index({"CC"})  # the block the copy task can lose (Figure 1)
+        claims["schur_rnn.neuro_cc_costly_share"] = Estimate.share(
+            [cc not in seed for p in learned for seed in stabilizer_sets(p)], "seeds")
     return claims
+
+
+def learned_dense_profiles(res: NeuroUnits) -> list[Arrays]:
+    """The profiles of the dense (not Cayley) units whose every seed learned its task."""
+    return [u.measured for (_, c), u in res.items()
+            if c != "cayley" and every_seed_learned(u.measured["fvu"][0])]
 
 
 def target_variances(cfg: NeuroConfig) -> dict[str, float]:
@@ -488,16 +515,19 @@ def stabilizer_table(res: NeuroUnits, eps: float = STABILIZER_EPS) -> pd.DataFra
                                           values="epsilon-stabilizers", aggfunc="first")
 
 
-def neuro_levels(res: NeuroUnits) -> dict[str, int | str]:
+def neuro_levels(res: NeuroUnits) -> dict[str, int | float | str]:
     """The neuroscience chapter's counts over the dense (not Cayley) units (not claims):
-    ``seed_dependent_units`` (``measures.seed_dependent_units``), and ``flipflop_rr_free``,
-    ``flipflop_cc_free``: of the dense flip-flop seeds, how many have the removal of N_RR alone, and
-    of N_CC alone, among their epsilon-stabilizers ("n of m")."""
+    ``seed_dependent_units`` (``measures.seed_dependent_units``); ``neuro_seed_dfvu_spread``, the
+    largest difference between two seeds' Delta FVU for one ablation over the units whose every seed
+    learned (``measures.seed_spread``); and ``flipflop_rr_free``, ``flipflop_cc_free``: of the dense
+    flip-flop seeds, how many have the removal of N_RR alone, and of N_CC alone, among their
+    epsilon-stabilizers ("n of m")."""
     dense = [u.measured for (_, c), u in res.items() if c != "cayley"]
     flipflop = [s for (t, c), u in res.items() if t == "flipflop" and c != "cayley"
                 for s in stabilizer_sets(u.measured)]
     free = {block: sum(subset_index({block}) in s for s in flipflop) for block in ("RR", "CC")}
-    return {"seed_dependent_units": seed_dependent_units(dense),
+    spread = max((seed_spread(p["delta_fvu"]) for p in learned_dense_profiles(res)), default=0.0)
+    return {"seed_dependent_units": seed_dependent_units(dense), "neuro_seed_dfvu_spread": spread,
             **{f"flipflop_{block.lower()}_free": f"{n} of {len(flipflop)}" for block, n in free.items()}}
 
 

@@ -491,10 +491,16 @@ def distinct_stabilizer_profiles(profiles_by_task: dict[str, list[Arrays]]) -> i
     return len(set(pooled.values()))
 
 
+def seed_dependent_flags(profiles: Iterable[Arrays]) -> list[bool]:
+    """Per profile, whether its seeds disagree on their epsilon-stabilizers (§4: the profile differs
+    "by trained solution")."""
+    return [len(set(stabilizer_sets(profile))) > 1 for profile in profiles]
+
+
 def seed_dependent_units(profiles: Iterable[Arrays]) -> int:
-    """How many of ``profiles`` have seeds that disagree on their epsilon-stabilizers (§4: the
-    profile differs "by trained solution")."""
-    return int(sum(len(set(stabilizer_sets(profile))) > 1 for profile in profiles))
+    """How many of ``profiles`` have seeds that disagree on their epsilon-stabilizers
+    (:func:`seed_dependent_flags`)."""
+    return int(sum(seed_dependent_flags(profiles)))
 
 
 def seed_spread(values: np.ndarray) -> float:

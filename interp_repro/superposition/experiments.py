@@ -22,6 +22,7 @@ from interp_repro.core import (
     check_probability,
     check_tuple,
 )
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job
 from interp_repro.core.presets import Preset
 from interp_repro.core.table import Experiment, table_claims, table_jobs
@@ -30,7 +31,7 @@ from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.measures import (
     REGULAR_GAP,
     abs_circuit_share,
-    analytic_agreement,
+    agreement_flags,
     antipodal_share,
     clustering_over_chance,
     dimensions_per_feature,
@@ -48,7 +49,7 @@ from interp_repro.superposition.measures import (
     plateau_ratio,
     represented,
     squared_frobenius,
-    superposition_share_above_bound,
+    superposition_flags_above_bound,
 )
 from interp_repro.superposition.model import INITS
 from interp_repro.superposition.train import train_best
@@ -237,15 +238,16 @@ def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
 
 
 def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, Any]:
-    """Linear: exactly the top m features at every sparsity; ReLU: ||W||_F^2 ~ m when dense, and
-    at the first sparsity where it represents more than m features, the share of shared features
-    that form antipodal pairs."""
+    """Linear: exactly the top m features at every sparsity; ReLU: when dense, ||W||_F^2 ~ m and the
+    features it keeps are the top m, and at the first sparsity where it represents more than m
+    features, the share of shared features that form antipodal pairs."""
     lin, relu = res[f"linear_{n}x{m}"], res[f"relu_{n}x{m}"]
     beyond = [W for W in relu["W"] if represented(W).sum() > m]
     return {
         "superposition.antipodal_first_share": antipodal_share(beyond[0]) if beyond else 0.0,
         "superposition.linear_top_m": float(keeps_top(lin["W"], m).mean()),
         "superposition.dense_relu_frobenius": squared_frobenius(relu["W"][0]),
+        "superposition.dense_relu_top_m": bool(keeps_top(relu["W"][0], m)),
         "superposition.sparse_relu_represented": int(represented(relu["W"][-1]).sum()),
     }
 
@@ -325,18 +327,18 @@ def phase_claims(res: Arrays) -> dict[str, Any]:
     the tip of the analytic superposition wedge), agreement with the analytic phases, and the share
     of cells whose extra feature is caught half-way (a first-order transition leaves few)."""
     return {
-        "superposition.phase_superposition_above_bound":
-            superposition_share_above_bound(res["phase"], res["density"]),
-        "superposition.phase_agreement": analytic_agreement(res["phase"], res["density"],
-                                                            res["importance"], 2),
+        "superposition.phase_superposition_above_bound": Estimate.share(
+            superposition_flags_above_bound(res["phase"], res["density"]), "cells"),
+        "superposition.phase_agreement": Estimate.share(
+            agreement_flags(res["phase"], res["density"], res["importance"], 2), "cells"),
         "superposition.phase_intermediate_norm": intermediate_norm_share(res["W"]),
     }
 
 
 def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
     """3 -> 2: share of grid cells whose trained phase is that of the lowest-loss candidate."""
-    return {"superposition.phase_3_2_agreement": analytic_agreement(res["phase"], res["density"],
-                                                                    res["importance"], 3)}
+    return {"superposition.phase_3_2_agreement": Estimate.share(
+        agreement_flags(res["phase"], res["density"], res["importance"], 3), "cells")}
 
 
 # --- (d) geometry and (f) learning dynamics ----------------------------------------------------

@@ -367,19 +367,29 @@ def empirical_phase(W, norm_threshold: float = 0.5, overlap_threshold: float = 0
     return np.where(norms <= norm_threshold, 0, np.where(shared > overlap_threshold, 1, 2))
 
 
-def analytic_agreement(phase, density, importance, n_features: int) -> float:
-    """The share of a (density, importance) grid's cells whose trained ``phase`` is the analytic one
+def agreement_flags(phase, density, importance, n_features: int) -> list[bool]:
+    """Per cell of a (density, importance) grid, whether its trained ``phase`` is the analytic one
     of the 2 -> 1 or 3 -> 2 problem (:func:`analytic_phase`)."""
     s, r = np.meshgrid(check_finite("density", density), check_finite("importance", importance),
                        indexing="ij")
-    return float((check_finite("phase", phase) == analytic_phase(n_features)(s, r)).mean())
+    return [bool(a) for a in (check_finite("phase", phase) == analytic_phase(n_features)(s, r)).ravel()]
+
+
+def analytic_agreement(phase, density, importance, n_features: int) -> float:
+    """The share of a grid's cells whose trained phase is the analytic one (:func:`agreement_flags`)."""
+    return float(np.mean(agreement_flags(phase, density, importance, n_features)))
+
+
+def superposition_flags_above_bound(phase, density) -> list[bool]:
+    """Per cell of a 2 -> 1 grid above the density bound (4/7, the tip of the analytic superposition
+    wedge at r = 1), whether its trained ``phase`` is superposition: none in theory."""
+    above = check_finite("density", density) > superposition_density_bound(1.0)
+    return [bool(a) for a in (check_finite("phase", phase)[above] == 1).ravel()]
 
 
 def superposition_share_above_bound(phase, density) -> float:
-    """The share of a 2 -> 1 grid's cells above the density bound (4/7, the tip of the analytic
-    superposition wedge at r = 1) whose trained ``phase`` is superposition: 0 in theory."""
-    above = check_finite("density", density) > superposition_density_bound(1.0)
-    return float((check_finite("phase", phase)[above] == 1).mean())
+    """The share of those cells in superposition (:func:`superposition_flags_above_bound`)."""
+    return float(np.mean(superposition_flags_above_bound(phase, density)))
 
 
 def superposition_above_bound(phase, loss, density, importance) -> list[dict[str, float]]:

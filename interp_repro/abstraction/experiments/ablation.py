@@ -12,6 +12,7 @@ from interp_repro.abstraction.data import check_nu
 from interp_repro.abstraction.measures import (
     concept_scores,
     same_direction,
+    up_flags,
     up_fraction,
 )
 from interp_repro.abstraction.model import block_hidden, block_representations
@@ -26,6 +27,7 @@ from interp_repro.core import (
     check_positive_int,
     progress,
 )
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.presets import Preset
 
 
@@ -122,8 +124,9 @@ def run_ablation(cfg: AblationConfig) -> Arrays:
 def ablation_claims(res: Arrays) -> dict[str, Any]:
     """The fraction of (seed, block) pairs whose alpha, and whose probe accuracy, goes up when the
     block's GELU is replaced by the identity: the paper's direction of change."""
-    return {"abstraction.gelu_alpha_up_fraction": up_fraction(res["alpha_intact"], res["alpha_ablated"]),
-            "abstraction.gelu_probe_up_fraction": up_fraction(res["probe_intact"], res["probe_ablated"])}
+    return {f"abstraction.gelu_{score}_up_fraction": Estimate.share(
+                up_flags(res[f"{score}_intact"], res[f"{score}_ablated"]), "(seed, block) pairs")
+            for score in ("alpha", "probe")}
 
 
 def ablation_levels(res: Arrays) -> dict[str, float]:
