@@ -14,7 +14,7 @@ import interp_repro.cli as cli
 from interp_repro import __version__
 from interp_repro.abstraction import experiments as abstraction
 from interp_repro.cli import main
-from interp_repro.core import cached, progress
+from interp_repro.core import Estimate, cached, progress
 from interp_repro.reproduction import record
 from interp_repro.reproduction.claims import load_claims
 
@@ -66,14 +66,19 @@ def test_report_passes_then_fails(capsys):
     assert "FAIL" in capsys.readouterr().out
 
 
-def test_report_json_gives_each_claims_statuses(capsys):
+def test_report_json_gives_each_claims_statuses_and_each_estimates_samples(capsys):
     record("superposition.five_two_dense_count", 2, "ci")
+    agreement = Estimate.share([True] * 60 + [False] * 4, "cells")
+    record("superposition.phase_agreement", agreement, "ci")
     assert main(["report", "--scale", "ci", "--json", "--study", "superposition"]) == 0
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["superposition.five_two_dense_count"] == {
         "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
-        "paper_band": "== 2", "ours": 2, "status": "reproduced", "expected": "reproduced", "guard": None,
-        "guard_result": None, "result": "pass"}
+        "paper_band": "== 2", "ours": 2, "estimate": None, "status": "reproduced", "to_decide": None,
+        "expected": "reproduced", "guard": None, "guard_result": None, "result": "pass"}
+    shares = rows["superposition.phase_agreement"]
+    assert shares["ours"] == agreement.value and shares["estimate"] == agreement.as_dict()
+    assert shares["estimate"]["samples"].count(True) == 60 and shares["estimate"]["level"] == 0.95
     assert rows["superposition.five_two_sparse_count"]["result"] == "not run"
 
 
