@@ -9,6 +9,7 @@ analysis); each ``*_claims`` function turns them into headline numbers.
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations
 from typing import Any, ClassVar
 
 import numpy as np
@@ -557,6 +558,16 @@ def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
     return out
 
 
+def pad_mmd_ratio(res: dict[str, list[Unit[TrainSpec]]], disc: Sequence[str]) -> float:
+    """How much closer the disc architectures' phase alignment distributions are to one another than
+    to MLP-Concat's (the paper, §5: the same layer-1 manifold, which MLP-Concat does not learn): the
+    largest MMD^2 between two of ``disc`` over the smallest between one of them and MLP-Concat
+    (``measures.pad_test``); below 1 when every disc architecture is nearer its kind."""
+    within = max(measures.pad_test(res[a], res[b], n_permutations=1)[0] for a, b in combinations(disc, 2))
+    across = min(measures.pad_test(res[a], res["mlp_concat"], n_permutations=1)[0] for a in disc)
+    return float(within / across)
+
+
 def lowest_pad_share(groups: Iterable[Sequence[Unit]]) -> Estimate:
     """Of several groups of networks (one per architecture), the lowest mean share of neurons whose
     phase-alignment peak is on the diagonal (``measures.pad_diagonal_shares``), over its networks:
@@ -589,6 +600,8 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     if "mlp_concat" in res:
         out["modular_addition.concat_pad_on_diagonal"] = Estimate.mean(
             measures.pad_diagonal_shares(res["mlp_concat"]), "networks")
+        if len(disc) >= 2:
+            out["modular_addition.pad_mmd_disc_over_concat"] = pad_mmd_ratio(res, disc)
     out["modular_addition.logit_circle_fraction"] = Estimate.share(
         measures.betti_flags(units, (1, 1), key="logit_betti"), "logit manifolds")
     n_nets = min(len(res.get("uniform", [])), len(res.get("learnable", [])))
