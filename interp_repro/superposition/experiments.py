@@ -451,13 +451,6 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
     return cached("superposition/dynamics", cfg, compute)
 
 
-def dynamics_claims(res: Arrays) -> dict[str, Any]:
-    """Over every snapshot of training, how many times more of the features' D_i sit at a named
-    fraction than a uniform spread would put there (:func:`~.measures.clustering_over_chance`):
-    D_i that moves in jumps between levels (§"Learning dynamics") spends little time between them."""
-    return {"superposition.dynamics_dims_near_fractions": clustering_over_chance(res["dims"])}
-
-
 # --- (e) correlated and anticorrelated features -------------------------------------------------
 
 @dataclass(frozen=True)
@@ -621,7 +614,7 @@ EXPERIMENTS: dict[str, Experiment] = {
     "phase_2to1": Experiment(lambda scale: phase_configs(scale)[0], run_phase, (phase_claims,)),
     "phase_3to2": Experiment(lambda scale: phase_configs(scale)[1], run_phase, (phase_3_2_claims,)),
     "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,)),
-    "dynamics": Experiment(DynamicsConfig.preset, run_dynamics, (dynamics_claims,)),
+    "dynamics": Experiment(DynamicsConfig.preset, run_dynamics),
     "correlation": Experiment(CorrelationConfig.preset, run_correlation, (correlation_claims,)),
     "privileged": Experiment(PrivilegedConfig.preset, run_privileged, (privileged_claims,)),
     "abs": Experiment(AbsConfig.preset, run_abs, (abs_claims,)),
