@@ -238,10 +238,11 @@ class RecordedClaims(dict):
     value beside the paper's, with the measured status, so that a differing claim says so where its
     figure is. ``estimates`` holds the samples and interval of each value over seeds or clusters."""
 
-    def __init__(self, values: Mapping[str, Value], scale: str, estimates: Mapping[str, Estimate] = {}):
+    def __init__(self, values: Mapping[str, Value], scale: str,
+                 estimates: Mapping[str, Estimate] | None = None):
         super().__init__(values)
         self.scale = scale
-        self.estimates = dict(estimates)
+        self.estimates = dict(estimates or {})
 
     def outcomes(self) -> list[Outcome]:
         """One outcome per recorded claim, at the recording scale."""
