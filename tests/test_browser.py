@@ -44,11 +44,8 @@ INTERACTIVE = {  # the pages with interactive figures: the ids of their plotly d
     "book/schur_rnn/copy_task": {"plotly-fig-schur-eigenvalues"},
     "book/reproduction": {f"plotly-fig-record-{study.replace('_', '-')}" for study in STUDIES},
 }
-# the claims each Reproduction figure draws, one per row, read from its subplots' y-axis labels
-RECORD_ROWS = """id => Object.entries(document.getElementById(id)?.layout || {})
-    .filter(([key]) => /^yaxis[0-9]*$/.test(key))
-    .map(([key, axis]) => [Number(key.slice(5)) || 1, (axis.ticktext || [])[0]])
-    .sort((a, b) => a[0] - b[0]).map(([, label]) => label)"""
+# the claims each Reproduction figure draws, one per row, read from its y-axis labels
+RECORD_ROWS = "id => document.getElementById(id)?.layout?.yaxis?.ticktext || []"
 PLOTLY_JS = "/_static/plotly/plotly.min.js"
 # each plotly div as drawn: its traces, SVG layers, 3-D scenes, drawn canvases and caption
 PLOTLY_STATE = """els => els.map(e => ({

@@ -11,6 +11,7 @@ from interp_repro.core.cache import library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.estimate import Estimate
 from interp_repro.reproduction import claims as claims_mod
+from interp_repro.reproduction import plots
 from interp_repro.reproduction import report as report_mod
 from interp_repro.reproduction.claims import (
     CLAIMS_FILE,
@@ -406,3 +407,17 @@ def test_every_claim_links_to_a_chapter_of_its_study():
     assert set(pages) == set(load_claims())
     for cid, page in pages.items():
         assert page.startswith(cid.split(".")[0] + "/") and (book / f"{page}.md").exists(), (cid, page)
+
+
+def test_the_record_figure_draws_a_row_per_claim_on_one_light_axis():
+    claim = parse_claims(VALID)[CID]  # band [0.8, 1]
+    outcomes = [report_mod.Outcome.of(claim, "book", _share(15, 20)), report_mod.Outcome(claim, "book", None)]
+    fig = plots.record_plotly(outcomes, "toy")
+    assert list(fig.layout.yaxis.ticktext) == [CID.split(".", 1)[1]] * 2
+    assert len(fig.data) <= 8 and not fig.layout.shapes and not fig.layout.annotations
+    [dot] = [t for t in fig.data if t.type == "scatter" and t.error_x.array is not None]
+    low, high = plots._span(outcomes[0])
+    value, (lo, hi) = _share(15, 20).value, _share(15, 20).interval
+    assert dot.x[0] == pytest.approx((value - low) / (high - low))  # each row on its own scale
+    assert dot.x[0] - dot.error_x.arrayminus[0] == pytest.approx((lo - low) / (high - low))
+    assert dot.x[0] + dot.error_x.array[0] == pytest.approx((hi - low) / (high - low))

@@ -1,6 +1,6 @@
 """The picture of a record: one figure per study, a row per claim (the Reproduction page).
 
-Each row has its own axis, since claims measure different things: the paper's band as a grey bar
+Each row has its own scale, since claims measure different things: the paper's band as a grey bar
 (running off the axis where the band is one-sided), the paper's value as a black tick, our estimate as
 a dot coloured by its status with its 95% interval as a line, and on the right the measured status and
 the result of the check. :func:`record_view` is the figure for the book: a static matplotlib one and an
@@ -40,14 +40,14 @@ def _span(outcome: Outcome) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def _band(ax, outcome: Outcome, low: float, high: float) -> None:
+def _band_edges(outcome: Outcome, low: float, high: float) -> tuple[float, float]:
+    """The x-extent of a row's band bar: a sliver around an ``equals`` band, and the row's edge where a
+    band is one-sided."""
     band = outcome.claim.band
     if band.equals is not None:
         at = float(band.equals)
-        ax.axvspan(at - 0.02 * (high - low), at + 0.02 * (high - low), color="0.8", lw=0)
-    else:
-        ax.axvspan(low if band.min is None else band.min, high if band.max is None else band.max,
-                   color="0.85", lw=0)
+        return at - 0.02 * (high - low), at + 0.02 * (high - low)
+    return low if band.min is None else band.min, high if band.max is None else band.max
 
 
 def record_figure(outcomes: list[Outcome], title: str):
@@ -57,7 +57,7 @@ def record_figure(outcomes: list[Outcome], title: str):
                              gridspec_kw={"hspace": 0.9})
     for ax, o in zip(axes[:, 0], outcomes, strict=True):
         low, high = _span(o)
-        _band(ax, o, low, high)
+        ax.axvspan(*_band_edges(o, low, high), color="0.85", lw=0)
         if o.claim.paper_value is not None:
             ax.axvline(_number(o.claim.paper_value), color="black", lw=1.2)
         if o.value is not None:
@@ -99,7 +99,6 @@ def legend_figure():
     return fig
 
 
-
 def _label(o: Outcome) -> str:
     return o.claim.id.split(".", 1)[1]
 
@@ -108,55 +107,70 @@ def _shown(o: Outcome) -> str:
     return o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
 
 
-def record_plotly(outcomes: list[Outcome], title: str):
-    """:func:`record_figure` as a plotly figure: a subplot per claim, hover giving the statement, our
-    value with its samples and interval, the paper's value and band, and the check."""
-    from plotly.subplots import make_subplots
+def _hover(o: Outcome) -> str:
+    return (f"<b>{html.escape(o.claim.id)}</b><br>{html.escape(o.claim.statement)}<br>"
+            f"ours: {html.escape(o.ours)}<br>paper: {html.escape(o.claim.paper)} "
+            f"(band {html.escape(o.claim.band.describe())})<br>{_shown(o)}: {o.result}")
 
-    n = len(outcomes)
-    fig = make_subplots(rows=n, cols=1, vertical_spacing=0.35 / n)
-    for row, o in enumerate(outcomes, start=1):
-        low, high = _span(o)
-        band = o.claim.band
-        if band.equals is not None:
-            at = float(band.equals)
-            x0, x1 = at - 0.02 * (high - low), at + 0.02 * (high - low)
-        else:
-            x0 = low if band.min is None else band.min
-            x1 = high if band.max is None else band.max
-        axis = "" if row == 1 else str(row)
-        fig.add_shape(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref=f"x{axis}", yref=f"y{axis} domain",
-                      fillcolor="#d9d9d9", line_width=0, layer="below")
-        if o.claim.paper_value is not None:
-            fig.add_vline(x=_number(o.claim.paper_value), line_color="black", line_width=1.2, row=row, col=1)
-        hover = (f"<b>{html.escape(o.claim.id)}</b><br>{html.escape(o.claim.statement)}<br>"
-                 f"ours: {html.escape(o.ours)}<br>paper: {html.escape(o.claim.paper)} "
-                 f"(band {html.escape(band.describe())})<br>{_shown(o)}: {o.result}")
-        if o.value is not None:
-            colour = STATUS_COLOURS.get(o.status or "", "#808080")
-            value = _number(o.value)
-            error = ({} if not o.interval else
-                     {"error_x": {"type": "data", "symmetric": False, "array": [o.interval[1] - value],
-                                  "arrayminus": [value - o.interval[0]], "color": colour, "thickness": 2.5,
-                                  "width": 0}})
-            fig.add_scatter(x=[value], y=[0], mode="markers", row=row, col=1, hovertext=[hover],
-                            hoverinfo="text", showlegend=False, **error,
-                            marker={"color": colour, "size": 9,
-                                    "line": {"color": "red" if o.result == "FAIL" else colour, "width": 2}})
-        else:  # nothing recorded: a blank trace, so that the row still hovers and names the claim
-            fig.add_scatter(x=[(low + high) / 2], y=[0], mode="markers", row=row, col=1, hovertext=[hover],
-                            hoverinfo="text", showlegend=False, marker={"opacity": 0})
-        ticks = {"tickvals": [0, 1], "ticktext": ["false", "true"]} if isinstance(band.equals, bool) else {
-            "nticks": 4}
-        fig.update_xaxes(range=[low, high], row=row, col=1, tickfont_size=9, showgrid=False, zeroline=False,
-                         **ticks)
-        fig.update_yaxes(range=[-1, 1], row=row, col=1, tickvals=[0], ticktext=[_label(o)], tickfont_size=10,
-                         showgrid=False, zeroline=False)
-        fig.add_annotation(text=f"{_shown(o)}: {o.result}", xref=f"x{axis} domain", yref=f"y{axis} domain",
-                           x=1.02, y=0.5, xanchor="left", showarrow=False, font_size=10,
-                           font_color="red" if o.result == "FAIL" else "black")
-    fig.update_layout(title=title, height=42 * n + 90, margin={"l": 10, "r": 150, "t": 50, "b": 20},
-                      plot_bgcolor="white")
+
+def record_plotly(outcomes: list[Outcome], title: str):
+    """:func:`record_figure` as a light plotly figure: one axis, a row per claim, each row's x scaled
+    to its own span (whose ends are printed under it), and a handful of traces in all; hover gives
+    the statement, our value with its samples and interval, the paper's value and band, and the
+    check."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    rows = range(len(outcomes))
+    spans = [_span(o) for o in outcomes]
+
+    def scaled(x: float, row: int) -> float:
+        low, high = spans[row]
+        return (x - low) / (high - low)
+
+    edges = [[scaled(x, r) for x in _band_edges(o, *spans[r])] for r, o in zip(rows, outcomes, strict=True)]
+    fig.add_bar(y=list(rows), base=[e[0] for e in edges], x=[e[1] - e[0] for e in edges], orientation="h",
+                width=0.55, marker={"color": "#d9d9d9", "line_width": 0}, hoverinfo="skip", showlegend=False)
+    papers = [(r, _number(o.claim.paper_value)) for r, o in zip(rows, outcomes, strict=True)
+              if o.claim.paper_value is not None]
+    fig.add_scatter(x=[scaled(v, r) for r, v in papers], y=[r for r, _ in papers], mode="markers",
+                    marker={"symbol": "line-ns-open", "size": 16, "color": "black", "line_width": 1.5},
+                    hoverinfo="skip", showlegend=False)
+    for status in (*STATUS_COLOURS, None):
+        mine = [(r, o) for r, o in zip(rows, outcomes, strict=True)
+                if o.value is not None and (o.status if o.status in STATUS_COLOURS else None) == status]
+        if not mine:
+            continue
+        colour = STATUS_COLOURS.get(status or "", "#808080")
+        xs = [scaled(_number(o.value), r) for r, o in mine]
+        pairs = list(zip(mine, xs, strict=True))
+        plus = [scaled(o.interval[1], r) - x if o.interval else 0 for (r, o), x in pairs]
+        minus = [x - scaled(o.interval[0], r) if o.interval else 0 for (r, o), x in pairs]
+        fig.add_scatter(x=xs, y=[r for r, _ in mine], mode="markers", hovertext=[_hover(o) for _, o in mine],
+                        hoverinfo="text", showlegend=False,
+                        error_x={"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                                 "color": colour, "thickness": 2.5, "width": 0},
+                        marker={"color": colour, "size": 9, "line": {
+                            "width": 2, "color": ["red" if o.result == "FAIL" else colour for _, o in mine]}})
+    blank = [(r, o) for r, o in zip(rows, outcomes, strict=True) if o.value is None]
+    if blank:  # nothing recorded: still a row that hovers and names the claim
+        fig.add_scatter(x=[0.5] * len(blank), y=[r for r, _ in blank], mode="markers", marker={"opacity": 0},
+                        hovertext=[_hover(o) for _, o in blank], hoverinfo="text", showlegend=False)
+    ends = [(x, r, f"{v:.3g}") for r, o in zip(rows, outcomes, strict=True)
+            if not isinstance(o.claim.band.equals, bool) for x, v in zip((0, 1), spans[r], strict=True)]
+    ends += [(scaled(x, r), r, label) for r, o in zip(rows, outcomes, strict=True)
+             if isinstance(o.claim.band.equals, bool) for x, label in ((0, "false"), (1, "true"))]
+    fig.add_scatter(x=[x for x, _, _ in ends], y=[r + 0.38 for _, r, _ in ends], text=[t for _, _, t in ends],
+                    mode="text", textfont={"size": 8, "color": "#777777"}, hoverinfo="skip", showlegend=False)
+    fig.add_scatter(x=[1.04] * len(outcomes), y=list(rows), mode="text", textposition="middle right",
+                    text=[f"{_shown(o)}: {o.result}" for o in outcomes], hoverinfo="skip", showlegend=False,
+                    textfont={"size": 10,
+                              "color": ["red" if o.result == "FAIL" else "black" for o in outcomes]})
+    fig.update_xaxes(range=[-0.04, 1.5], showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(tickvals=list(rows), ticktext=[_label(o) for o in outcomes], autorange="reversed",
+                     tickfont_size=10, showgrid=False, zeroline=False)
+    fig.update_layout(title=title, height=34 * len(outcomes) + 90, plot_bgcolor="white", bargap=0,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 20})
     return fig
 
 
