@@ -316,6 +316,7 @@ def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monk
         KernelConfig,
         NonlinearConfig,
         kernel_claims,
+        nonlinear_claims,
         run_kernels,
         run_nonlinear,
     )
@@ -323,12 +324,19 @@ def test_nonlinear_and_kernel_results_are_read_by_activation_name(tmp_path, monk
     monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
     cfg = NonlinearConfig(activations=("relu", "erf"), width=16, steps=5)
     computed, read_back = run_nonlinear(cfg), run_nonlinear(cfg)  # the second comes from the cache
-    direct = train_nonlinear(two_factor_data(0.5, 0.1, 2, 8, 6, seed=0), "erf", 16, 1.0, 0.2, 5, LAM, seed=1)
+    data = two_factor_data(0.5, 0.1, 2, 8, 6, seed=0)
+    direct = train_nonlinear(data, "erf", 16, 1.0, 0.2, 5, LAM, seed=1)
     for res in (computed, read_back):
         assert list(res.pre) == list(res.post) == ["relu", "erf"]
         np.testing.assert_array_equal(res.t, direct.t)
         np.testing.assert_array_equal(res.pre["erf"], direct.alpha_pre)
         np.testing.assert_array_equal(res.post["erf"], direct.alpha_post)
+        np.testing.assert_allclose(res.theory, theory_for(data, 1.0, LAM, direct.t))
+    noisy_cfg = NonlinearConfig(activations=("erf",), width=16, steps=5, noise_x=1.0, n_per_class=4)
+    noisy = run_nonlinear(noisy_cfg)
+    assert noisy.theory is None  # the exact theory needs noise-free two-factor data
+    assert "abstraction.erf_follows_linear_theory" in nonlinear_claims(computed)
+    assert "abstraction.erf_follows_linear_theory" not in nonlinear_claims(noisy)
     kernels = run_kernels(KernelConfig(n_kernels=50, mc_samples=2000, mc_kernels=1))
     assert list(kernels.mc_error) == ["erf", "relu", "leaky_relu", "gelu"]
     assert list(kernels.abs_alpha_K) == list(kernels.abs_alpha_Q) == ["erf", "relu", "leaky_relu"]
@@ -459,7 +467,8 @@ def test_pre_post_table_reads_the_end_and_the_largest_excess_per_activation():
     from interp_repro.abstraction.experiments.nonlinear import PrePost, pre_post_table
 
     res = PrePost(t=np.array([1.0, 2.0]), pre={"erf": np.array([0.2, 0.5]), "relu": np.array([0.1, -0.3])},
-                  post={"erf": np.array([0.1, 0.45]), "relu": np.array([0.3, 0.1])})
+                  post={"erf": np.array([0.1, 0.45]), "relu": np.array([0.3, 0.1])},
+                  theory=np.array([0.1, 0.6]))
     table = pre_post_table(res)
     assert table.index.tolist() == ["erf", "relu"]
     assert table["pre (end)"].tolist() == [0.5, -0.3] and table["post (end)"].tolist() == [0.45, 0.1]

@@ -34,6 +34,7 @@ from interp_repro.modular_addition.measures import (
     reference_circle,
     reference_disc,
     reference_torus,
+    rsm_correlation,
     settled_at,
     simple_neuron_fit,
     torus_distance,
@@ -295,6 +296,35 @@ def test_linear_cka_invariances():
 def test_linear_cka_rejects_bad_input(X, Y):
     with pytest.raises(ValueError):
         linear_cka(X, Y)
+
+
+def test_rsm_correlation_is_one_for_a_moved_shape_and_tells_the_disc_from_the_torus():
+    rng = numpy_rng(9)
+    x = rng.standard_normal((300, 4))
+    q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    np.testing.assert_allclose(rsm_correlation(x, 2.5 * x @ q + 7.0), 1.0, atol=1e-12)
+    np.testing.assert_allclose(rsm_correlation(x, x[:, :3]), rsm_correlation(x[:, :3], x))
+    disc_cloud, torus_cloud = cluster(independent=False, seed=5), cluster(independent=True, seed=6)
+    assert rsm_correlation(disc_cloud, reference_disc(P, 5)) > 0.9
+    assert rsm_correlation(torus_cloud, reference_torus(P, 5)) > 0.9
+    disc_to_disc = rsm_correlation(disc_cloud, reference_disc(P, 5))
+    assert disc_to_disc > rsm_correlation(disc_cloud, reference_torus(P, 5))
+    assert rsm_correlation(disc_cloud, reference_circle(P, 5)) < 0.3
+    # a subsample of inputs estimates the correlation over all of them
+    whole = rsm_correlation(disc_cloud, reference_torus(P, 5), n_inputs=None)
+    assert abs(rsm_correlation(disc_cloud, reference_torus(P, 5), n_inputs=500) - whole) < 0.03
+
+
+@pytest.mark.parametrize("X, Y, n_inputs", [
+    (np.ones((4, 2)), np.arange(8.0).reshape(4, 2), None),            # no spread of distances
+    (np.arange(8.0).reshape(4, 2), np.arange(6.0).reshape(3, 2), None),  # different inputs
+    (np.arange(4.0), np.arange(4.0), None),                           # not 2-D
+    (np.arange(8.0).reshape(4, 2), np.arange(8.0).reshape(4, 2), 0),  # no inputs kept
+    (np.array([[0.0], [np.nan], [1.0]]), np.ones((3, 1)), None),      # not finite
+])
+def test_rsm_correlation_rejects_bad_input(X, Y, n_inputs):
+    with pytest.raises(ValueError):
+        rsm_correlation(X, Y, n_inputs)
 
 
 # ------------------------------------------------------------------ phase alignment, torus distance

@@ -13,6 +13,7 @@ from interp_repro.superposition.experiments import (
     PentagonConfig,
     PhaseConfig,
     dimensionality_counts,
+    geometry_claims,
     top_share_table,
 )
 from interp_repro.superposition.measures import (
@@ -30,6 +31,7 @@ from interp_repro.superposition.measures import (
     feature_dimensionality,
     feature_variance,
     intermediate_norm_share,
+    jump_flags,
     keeps_top,
     live_top_share,
     mean_pair_cosine,
@@ -40,6 +42,7 @@ from interp_repro.superposition.measures import (
     pentagon_error_degrees,
     plateau_ratio,
     plateau_span,
+    settled_levels,
     superposition,
     superposition_above_bound,
     superposition_density_bound,
@@ -282,9 +285,31 @@ def test_dimensionality_counts_read_the_model_nearest_the_inverse_density():
     W = np.zeros((3, 2, 5))
     W[1] = polygon(5)  # 1/(1-S) = 2.5: a pentagon, D_i = 2/5 each
     W[2] = np.hstack([polygon(2), np.zeros((2, 3))])  # 1/(1-S) = 10: an antipodal pair, 3 unlearned
-    res = {"W": W, "density": np.array([1.0, 0.4, 0.1])}
-    assert dimensionality_counts(res, 3) == (2.5, {0.4: 5})
+    res = {"W": np.stack([W, np.zeros_like(W)]), "density": np.array([1.0, 0.4, 0.1])}  # two sweeps
+    assert dimensionality_counts(res, 3) == (2.5, {0.4: 5})  # read from the first sweep
     assert dimensionality_counts(res, 8) == (10.0, {0.0: 3, 0.5: 2})
+
+
+def test_geometry_claims_are_means_over_the_sweeps():
+    density = 1 / np.geomspace(1.0, 20.0, 8)
+    dstar = np.array([[1, 1, 0.97, 0.8, 0.52, 0.5, 0.49, 0.3], [1, 0.98, 0.9, 0.7, 0.5, 0.5, 0.35, 0.3]])
+    dims = np.full((2, 8, 4), 0.5)
+    claims = geometry_claims({"density": density, "dstar": dstar, "dims": dims, "W": np.zeros((2, 8, 2, 4))})
+    one = claims["superposition.dstar_one_plateau"]
+    assert one.unit == "sweeps" and one.samples == tuple(plateau_ratio(density, d, 1.0) for d in dstar)
+    assert one.value == pytest.approx(np.mean(one.samples))
+    assert claims["superposition.sum_dims_over_m"].samples == (1.0, 1.0)  # 4 features at 1/2 in 2 dims
+
+
+def test_a_feature_jumps_between_settled_levels_only_when_both_levels_last():
+    settle_then_jump = np.r_[np.zeros(8), [0.25], np.full(8, 0.5), [0.45], np.full(8, 0.4)]
+    assert settled_levels(settle_then_jump) == [0.0, 0.5, 0.4]
+    rise_once = np.r_[np.linspace(0, 0.25, 6), np.full(20, 0.25)]  # moves, then settles once
+    wobble = 0.5 + 0.01 * (-1) ** np.arange(26)  # within the tolerance: one level
+    dims = np.stack([settle_then_jump[:26], rise_once, wobble, np.zeros(26)], axis=1)
+    assert jump_flags(dims) == [True, False, False]  # the unlearned feature is not counted
+    with pytest.raises(ValueError, match="snapshots x features"):
+        jump_flags(np.zeros(5))
 
 
 # --- phases ---------------------------------------------------------------------------------------

@@ -112,9 +112,12 @@ def attenuation_scatter(res: "KernelResults", max_points: int = 3000):
 
 
 def pre_post(res: "PrePost", title: str = ""):
-    """alpha(t) of pre-activations (dashed) and post-activations (solid), one colour per activation."""
+    """alpha(t) of pre-activations (dashed) and post-activations (solid), one colour per activation,
+    and the exact linear theory on the same data where it holds (black, dotted; noise-free data)."""
     fig, ax = plt.subplots(figsize=(6, 3.6))
     keep = res.t > 0
+    if res.theory is not None:
+        ax.plot(res.t[keep], res.theory[keep], ":", color="k", lw=1.5, label="linear theory")
     for i, act in enumerate(res.pre):
         ax.plot(res.t[keep], res.pre[act][keep], "--", color=f"C{i}", lw=1.2)
         ax.plot(res.t[keep], res.post[act][keep], "-", color=f"C{i}", lw=1.5, label=act)

@@ -591,12 +591,17 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
             measures.betti_flags(res["mlp_concat"], (1, 2, 1)), "clusters")
         out["modular_addition.concat_cka_torus"] = Estimate.mean(
             measures.cka_values(res["mlp_concat"], "torus"), "clusters")
+        out["modular_addition.concat_rsm_torus"] = Estimate.mean(
+            measures.cka_values(res["mlp_concat"], "torus", key="rsm"), "clusters")
     units = [u for v in res.values() for u in v]
     out["modular_addition.layer1_cka_circle"] = Estimate.mean(measures.cka_values(units, "circle"),
                                                               "clusters")
     disc = [arch for arch in ("uniform", "learnable", "mlp_add") if arch in res]
     if disc:
         out["modular_addition.disc_pad_on_diagonal"] = lowest_pad_share(res[arch] for arch in disc)
+        out["modular_addition.disc_rsm_disc"] = min(
+            (Estimate.mean(measures.cka_values(res[arch], "disc", key="rsm"), "clusters") for arch in disc),
+            key=lambda estimate: estimate.value)
     if "mlp_concat" in res:
         out["modular_addition.concat_pad_on_diagonal"] = Estimate.mean(
             measures.pad_diagonal_shares(res["mlp_concat"]), "networks")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from scipy.spatial.distance import cdist
+from scipy.spatial.distance import cdist, pdist
 from scipy.stats import mannwhitneyu
 
 from interp_repro.core import (
@@ -313,6 +313,31 @@ def linear_cka(X, Y) -> float:
     return value if np.isfinite(value) else cka(x / np.abs(x).max(), y / np.abs(y).max())
 
 
+def rsm_correlation(X, Y, n_inputs: int | None = 1000, seed: int = 0) -> float:
+    """Representational-similarity correlation between X (n, d1) and Y (n, d2), representations of the
+    same n inputs (the paper's camera-ready, RSM correlation with the reference manifolds): the Pearson
+    correlation between the two matrices of Euclidean distances between inputs (their upper
+    triangles). 1 when Y is X moved, rotated, reflected or scaled; unlike CKA it compares the shapes
+    pair by pair, not through their covariances.
+
+    Over ``n_inputs`` of the inputs drawn without replacement with ``seed`` (every input when None or
+    when there are no more): the p^2 = 3,481 inputs of a cluster give 6 million pairs, a thousand give
+    half a million and the same correlation to about two decimals."""
+    x, y = check_real_array("X", X, 2), check_real_array("Y", Y, 2)
+    if x.shape[0] != y.shape[0] or x.shape[0] < 3:
+        raise ValueError(f"X and Y must hold the same number (>= 3) of inputs, got shapes {x.shape} and "
+                         f"{y.shape}")
+    if n_inputs is not None and check_positive_int("n_inputs", n_inputs) < x.shape[0]:
+        keep = np.sort(np.random.default_rng(seed).choice(x.shape[0], n_inputs, replace=False))
+        x, y = x[keep], y[keep]
+    dx, dy = pdist(x), pdist(y)
+    for name, d in (("X", dx), ("Y", dy)):
+        if np.ptp(d) == 0:
+            raise ValueError(f"{name} has no spread of distances between inputs: its RSM correlation is "
+                             "undefined")
+    return float(np.corrcoef(dx, dy)[0, 1])
+
+
 # ------------------------------------------------------------------ phase alignment and torus distance
 
 
@@ -476,7 +501,8 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     """The paper's per-network analysis (§3-5) of a single-instance ``model``: key frequencies (``freqs``),
     the clusters with at least ``min_cluster`` neurons (``n_clusters``) and, for the ``max_clusters``
     largest (``cluster_freqs``, ``cluster_sizes``), their top-4 PCA shares (``pca``), Betti numbers up
-    to H2 on ``n_landmarks`` landmarks (``betti``), CKA with each of :data:`REFERENCES` (``cka``), the
+    to H2 on ``n_landmarks`` landmarks (``betti``), CKA and RSM correlation with each of
+    :data:`REFERENCES` (``cka``, ``rsm``), the
     Betti numbers of the logit manifold at their frequency (``logit_betti``; of its phases alone,
     ``logit_betti_unit``), how much its radius follows a Pizza's (``logit_pizza``:
     :func:`logit_pizza_correlation`) and the median simple-neuron R^2 of their neurons (``r2``); every
@@ -495,13 +521,14 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     order = sorted(groups, key=lambda f: (-groups[f].size, f))[:max_clusters]
     fit = simple_neuron_fit(pre, freqs)
     refs = {"disc": reference_disc, "torus": reference_torus, "circle": reference_circle}
-    pca, betti, cka, logit_betti, logit_unit, logit_pizza, r2 = [], [], [], [], [], [], []
+    pca, betti, cka, rsm, logit_betti, logit_unit, logit_pizza, r2 = [], [], [], [], [], [], [], []
     for f in order:
         cloud = cluster_cloud(pre, groups[f])
         ratios = pca_variance(cloud)
         pca.append(np.pad(ratios, (0, max(0, 4 - ratios.size)))[:4])
         betti.append(betti_numbers(cloud, maxdim=2, n_landmarks=n_landmarks))
         cka.append([linear_cka(cloud, refs[name](p, f)) for name in REFERENCES])
+        rsm.append([rsm_correlation(cloud, refs[name](p, f)) for name in REFERENCES])
         logit_betti.append(betti_numbers(logit_cloud(logits, f), maxdim=1, n_landmarks=n_landmarks))
         logit_unit.append(betti_numbers(logit_cloud(logits, f, unit=True), maxdim=1, n_landmarks=n_landmarks))
         logit_pizza.append(logit_pizza_correlation(logits, f))
@@ -512,7 +539,7 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     return {
         "freqs": freqs, "cluster_freqs": np.array(order),
         "cluster_sizes": np.array([groups[f].size for f in order]), "n_clusters": np.array(len(groups)),
-        "pca": np.array(pca), "betti": np.array(betti), "cka": np.array(cka),
+        "pca": np.array(pca), "betti": np.array(betti), "cka": np.array(cka), "rsm": np.array(rsm),
         "logit_betti": np.array(logit_betti), "logit_betti_unit": np.array(logit_unit),
         "logit_pizza": np.array(logit_pizza), "r2": np.array(r2),
         "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
@@ -577,11 +604,11 @@ def logit_summary(units: Sequence[Unit]) -> dict[str, float]:
                 [u.measured["logit_pizza"] for u in units])))}
 
 
-def cka_values(units: Sequence[Unit], reference: str) -> list[float]:
-    """Linear CKA between each analysed cluster of ``units`` and the theorem's ``reference``
-    manifold, one of :data:`REFERENCES` (the paper, §5)."""
+def cka_values(units: Sequence[Unit], reference: str, key: str = "cka") -> list[float]:
+    """Linear CKA (``key="cka"``) or RSM correlation (``key="rsm"``) between each analysed cluster of
+    ``units`` and the theorem's ``reference`` manifold, one of :data:`REFERENCES` (the paper, §5)."""
     column = REFERENCES.index(reference)
-    return [float(c[column]) for u in units for c in u.measured["cka"]]
+    return [float(c[column]) for u in units for c in u.measured[key]]
 
 
 def mean_cka(units: Sequence[Unit], reference: str) -> float:

@@ -38,6 +38,7 @@ from interp_repro.superposition.measures import (
     empirical_phase,
     feature_dimensionality,
     intermediate_norm_share,
+    jump_flags,
     keeps_top,
     live_top_share,
     mean_pair_cosine,
@@ -345,13 +346,14 @@ def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class GeometryConfig(Recipe, Preset):
-    """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``
-    (§"The geometry of superposition", Figures on dimensions per feature).
+    """Uniform importance, sparsity swept so 1/(1-S) runs from 1 to ``max_inverse_density``, as
+    ``sweeps`` independent sweeps (§"The geometry of superposition", Figures on dimensions per feature).
 
     ``book`` trains as the original notebook does: n = 200, m = 20, 10,000 steps at batch 1,024,
     and its initialisation scale (``init="notebook"``, see
     :func:`~interp_repro.superposition.model.init_std`), over 30 sparsities. ``paper`` has the
-    paper's n = 400, m = 30.
+    paper's n = 400, m = 30. Each sweep draws its own initialisation and data (one batched program
+    for all of them), so the spread between sweeps is the seed-to-seed spread of every claim.
     """
 
     n_features: int = 200
@@ -360,9 +362,10 @@ class GeometryConfig(Recipe, Preset):
     max_inverse_density: float = 100.0
     steps: int = 10_000
     init: str = "notebook"
+    sweeps: int = 3
 
     PRESETS: ClassVar = {
-        "ci": dict(n_features=100, n_hidden=10, points=10, steps=3000, batch=512),
+        "ci": dict(n_features=100, n_hidden=10, points=10, max_inverse_density=20.0, steps=3000, batch=512),
         "book": dict(),
         "paper": dict(n_features=400, n_hidden=30, points=40, steps=20_000),
     }
@@ -372,6 +375,7 @@ class GeometryConfig(Recipe, Preset):
         check_positive_int("n_features", self.n_features)
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("points", self.points)
+        check_positive_int("sweeps", self.sweeps)
         check_choices("init", (self.init,), INITS)
         if not check_positive("max_inverse_density", self.max_inverse_density) > 1:
             raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
@@ -382,35 +386,40 @@ class GeometryConfig(Recipe, Preset):
 
 
 def run_geometry(cfg: GeometryConfig) -> Arrays:
-    """One model per density; returns W, D* (``dstar``) and per-feature D_i (``dims``)."""
+    """One model per density and sweep; returns ``density`` (P,), W (sweeps, P, m, n), loss
+    (sweeps, P), D* (``dstar``, sweeps x P) and per-feature D_i (``dims``, sweeps x P x n)."""
     def compute() -> Arrays:
         res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features),
-                         cfg.densities, seeds=1, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed,
-                         init=cfg.init, desc="geometry sweep")
-        return {"W": res["W"], "loss": res["loss"], "density": cfg.densities,
-                "dstar": dimensions_per_feature(res["W"]), "dims": feature_dimensionality(res["W"])}
+                         np.tile(cfg.densities, cfg.sweeps), seeds=1, steps=cfg.steps, batch=cfg.batch,
+                         seed=cfg.seed, init=cfg.init, desc="geometry sweeps")
+        W = res["W"].reshape(cfg.sweeps, cfg.points, cfg.n_hidden, cfg.n_features)
+        return {"W": W, "loss": res["loss"].reshape(cfg.sweeps, cfg.points), "density": cfg.densities,
+                "dstar": dimensions_per_feature(W), "dims": feature_dimensionality(W)}
     return cached("superposition/geometry", cfg, compute)
 
 
 def dimensionality_counts(res: Arrays, inverse_density: float) -> tuple[float, dict[float, int]]:
-    """The model of the geometry sweep ``res`` whose 1/(1-S) is nearest ``inverse_density``: its
-    1/(1-S), and how many of its features have each value of D_i (:func:`~.measures.feature_dimensionality`
-    rounded to 2 decimals), in increasing order of the value."""
+    """The model of the geometry sweep ``res``'s first sweep whose 1/(1-S) is nearest
+    ``inverse_density``: its 1/(1-S), and how many of its features have each value of D_i
+    (:func:`~.measures.feature_dimensionality` rounded to 2 decimals), in increasing order of the value."""
     k = int(np.argmin(np.abs(1 / res["density"] - inverse_density)))
-    values, counts = np.unique(feature_dimensionality(res["W"][k]).round(2), return_counts=True)
+    values, counts = np.unique(feature_dimensionality(res["W"][0, k]).round(2), return_counts=True)
     return float(1 / res["density"][k]), dict(zip(values.tolist(), counts.tolist(), strict=True))
 
 
 def geometry_claims(res: Arrays) -> dict[str, Any]:
     """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the packed
-    models' D_i cluster at the named fractions (:func:`~.measures.packed_dims`), and sum_i D_i / m."""
-    density, dstar, dims = res["density"], res["dstar"], res["dims"]
-    return {
-        "superposition.dstar_one_plateau": plateau_ratio(density, dstar, 1.0),
-        "superposition.dstar_half_plateau": plateau_ratio(density, dstar, 0.5),
-        "superposition.dims_near_fractions": clustering_over_chance(packed_dims(density, dstar, dims)),
-        "superposition.sum_dims_over_m": median_dims_per_hidden(density, dims, res["W"].shape[-2]),
+    models' D_i cluster at the named fractions (:func:`~.measures.packed_dims`), and sum_i D_i / m:
+    each the mean over the independent sweeps, with its interval."""
+    density, m = res["density"], res["W"].shape[-2]
+    per_sweep = {
+        "superposition.dstar_one_plateau": [plateau_ratio(density, d, 1.0) for d in res["dstar"]],
+        "superposition.dstar_half_plateau": [plateau_ratio(density, d, 0.5) for d in res["dstar"]],
+        "superposition.dims_near_fractions": [clustering_over_chance(packed_dims(density, d, dims))
+                                              for d, dims in zip(res["dstar"], res["dims"], strict=True)],
+        "superposition.sum_dims_over_m": [median_dims_per_hidden(density, dims, m) for dims in res["dims"]],
     }
+    return {cid: Estimate.mean(values, "sweeps") for cid, values in per_sweep.items()}
 
 
 @dataclass(frozen=True)
@@ -449,6 +458,14 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
         return {"step": res["snapshot_steps"], "loss": res["snapshot_loss"][:, 0],
                 "W": snaps, "dims": feature_dimensionality(snaps)}
     return cached("superposition/dynamics", cfg, compute)
+
+
+def dynamics_claims(res: Arrays) -> dict[str, Any]:
+    """The share of the features learned by the end of training whose D_i jumps between two settled
+    levels on the way (§"Learning dynamics": D_i moves between discrete "energy levels";
+    :func:`~.measures.jump_flags`). Its interval treats the features of the one model as
+    independent draws."""
+    return {"superposition.dynamics_level_jumps": Estimate.share(jump_flags(res["dims"]), "learned features")}
 
 
 # --- (e) correlated and anticorrelated features -------------------------------------------------
@@ -614,7 +631,7 @@ EXPERIMENTS: dict[str, Experiment] = {
     "phase_2to1": Experiment(lambda scale: phase_configs(scale)[0], run_phase, (phase_claims,)),
     "phase_3to2": Experiment(lambda scale: phase_configs(scale)[1], run_phase, (phase_3_2_claims,)),
     "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,)),
-    "dynamics": Experiment(DynamicsConfig.preset, run_dynamics),
+    "dynamics": Experiment(DynamicsConfig.preset, run_dynamics, (dynamics_claims,)),
     "correlation": Experiment(CorrelationConfig.preset, run_correlation, (correlation_claims,)),
     "privileged": Experiment(PrivilegedConfig.preset, run_privileged, (privileged_claims,)),
     "abs": Experiment(AbsConfig.preset, run_abs, (abs_claims,)),

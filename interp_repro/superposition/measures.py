@@ -26,7 +26,7 @@ reduces to a claim's number (a max, a share, a count, a comparison) refuses it.
 
 import numpy as np
 
-from interp_repro.core import check_finite
+from interp_repro.core import check_finite, check_positive_int
 
 FRACTIONS = {"1": 1.0, "3/4": 0.75, "2/3": 2 / 3, "1/2": 0.5, "2/5": 0.4, "3/8": 0.375, "0": 0.0}
 """Per-feature dimensionalities of the uniform polytopes the paper names (§"Geometry")."""
@@ -270,6 +270,42 @@ def plateau_ratio(density, dstar, level: float, tol: float = PLATEAU_TOL) -> flo
 
 
 # --- privileged basis and computation in superposition ------------------------------------------------
+
+def settled_levels(trajectory, window: int = 5, tol: float = 0.02) -> list[float]:
+    """The levels a feature's D_i settles at during training, in order (§"Learning dynamics": D_i
+    moves between discrete "energy levels"): the median of each maximal run of snapshots over which
+    every ``window`` consecutive values lie within ``tol`` of one another."""
+    x = check_finite("trajectory", trajectory)
+    if x.ndim != 1:
+        raise ValueError(f"trajectory must be one feature's values over training, got shape {x.shape}")
+    window = check_positive_int("window", window)
+    flat = [np.ptp(x[k:k + window]) <= tol for k in range(x.size - window + 1)]
+    levels, k = [], 0
+    while k < len(flat):
+        if not flat[k]:
+            k += 1
+            continue
+        end = k
+        while end + 1 < len(flat) and flat[end + 1]:
+            end += 1
+        levels.append(float(np.median(x[k:end + window])))
+        k = end + 1
+    return levels
+
+
+def jump_flags(dims, min_dim: float = 0.1, jump: float = 0.05, **settle) -> list[bool]:
+    """For each feature learned at the end of training (D_i > ``min_dim`` at the last snapshot of
+    ``dims``, snapshots x features): does its D_i jump between two settled levels
+    (:func:`settled_levels`, ``settle`` its keywords) that differ by more than ``jump``?"""
+    dims = check_finite("dims", dims)
+    if dims.ndim != 2:
+        raise ValueError(f"dims must be snapshots x features, got shape {dims.shape}")
+    flags = []
+    for i in np.flatnonzero(dims[-1] > min_dim):
+        levels = settled_levels(dims[:, i], **settle)
+        flags.append(any(abs(a - b) > jump for a, b in zip(levels[:-1], levels[1:], strict=True)))
+    return flags
+
 
 def neuron_top_share(W) -> np.ndarray:
     """For each hidden neuron (row of W), the share of its squared weight carried by its largest

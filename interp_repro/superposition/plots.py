@@ -172,32 +172,38 @@ def neighbour_gaps(res: dict):
 
 
 def dimensions_per_feature_plot(res: dict):
-    """D* = m / ||W||_F^2 against 1/(1-S), with the sticky values 1 and 1/2 marked."""
+    """D* = m / ||W||_F^2 against 1/(1-S), one line per independent sweep, with the sticky values 1
+    and 1/2 marked."""
     fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.plot(1 / res["density"], res["dstar"], marker="o", color="k")
+    for k, dstar in enumerate(res["dstar"]):
+        ax.plot(1 / res["density"], dstar, marker="o", ms=3, lw=1, color="k" if k == 0 else "0.6",
+                label="first sweep" if k == 0 else ("other sweeps" if k == 1 else None), zorder=3 - k)
     for v in (1.0, 0.5):
         ax.axhline(v, color="grey", ls=":", lw=1)
     ax.set(xscale="log", xlabel="1 / (1 - S)", ylabel="dimensions per feature  m / ||W||_F^2")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
 def feature_dimensionality_scatter(res: dict):
     """Every learned feature's D_i against 1/(1-S), with lines at the named fractions (left), and
-    sum_i D_i against m (right)."""
+    sum_i D_i against m (right); every sweep's models, pooled."""
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), gridspec_kw={"width_ratios": [2, 1]})
     inv = 1 / res["density"]
-    dims = res["dims"]
     rng = np.random.default_rng(0)  # horizontal jitter for legibility only
     for j, x in enumerate(inv):
-        d = dims[j][dims[j] > 0.01]
-        ax.scatter(x * np.exp(rng.uniform(-0.04, 0.04, d.size)), d, s=5, alpha=0.5, color="C0")
+        d = res["dims"][:, j].ravel()
+        d = d[d > 0.01]
+        ax.scatter(x * np.exp(rng.uniform(-0.04, 0.04, d.size)), d, s=4, alpha=0.4, color="C0")
     for name, v in FRACTIONS.items():
         ax.axhline(v, color="grey", ls=":", lw=0.8)
         ax.text(inv.max() * 1.15, v, name, va="center", fontsize=8)
     ax.set(xscale="log", xlabel="1 / (1 - S)", ylabel="feature dimensionality D_i")
     m = res["W"].shape[-2]
-    ax2.plot(inv, dims.sum(-1), marker="o", color="k", label="sum_i D_i")
+    for k, dims in enumerate(res["dims"]):
+        ax2.plot(inv, dims.sum(-1), marker="o", ms=3, color="k" if k == 0 else "0.6",
+                 label="sum_i D_i" if k == 0 else None)
     ax2.axhline(m, color="C3", ls="--", label=f"m = {m}")
     ax2.set(xscale="log", xlabel="1 / (1 - S)", ylim=(0, 1.3 * m))
     ax2.legend(fontsize=8)
@@ -206,11 +212,12 @@ def feature_dimensionality_scatter(res: dict):
 
 
 def dims_histogram(res: dict, min_dim: float = 0.1):
-    """A histogram of the D_i of a geometry sweep's packed models (:func:`~.measures.packed_dims`)
-    above ``min_dim``, with the named fractions dotted, and the height a uniform spread of as many
-    features over (``min_dim``, 1] would give (:func:`~.measures.chance_fraction_share`)."""
+    """A histogram of the D_i of a geometry sweep's packed models (:func:`~.measures.packed_dims`,
+    every sweep pooled) above ``min_dim``, with the named fractions dotted, and the height a uniform
+    spread of as many features over (``min_dim``, 1] would give (:func:`~.measures.chance_fraction_share`)."""
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    dims = packed_dims(res["density"], res["dstar"], res["dims"])
+    dims = np.concatenate([packed_dims(res["density"], d, dd)
+                           for d, dd in zip(res["dstar"], res["dims"], strict=True)])
     chance_share = chance_fraction_share(min_dim=min_dim)
     learned = dims[dims > min_dim]
     bins = np.linspace(min_dim, 1.0, 73)

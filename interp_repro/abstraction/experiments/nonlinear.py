@@ -33,6 +33,7 @@ from interp_repro.abstraction.measures import (
     random_two_factor_kernels,
     relu,
     relu_kernel,
+    theory_for,
 )
 from interp_repro.abstraction.model import ACTIVATIONS, LEAKY_SLOPE
 from interp_repro.abstraction.train import train_nonlinear
@@ -167,6 +168,10 @@ class PrePost:
     """(T,) shape abstraction of the pre-activations."""
     post: dict[str, np.ndarray]
     """(T,) shape abstraction of the post-activations (features)."""
+    theory: np.ndarray | None
+    """(T,) alpha(t) of the exact linear theory on the same data from the same initialisation scale
+    (infinite width): what a network that follows the linear theory would show. None with
+    within-class noise, where the theory's two-factor spectrum does not hold."""
 
 
 def run_nonlinear(cfg: NonlinearConfig) -> PrePost:
@@ -179,9 +184,12 @@ def run_nonlinear(cfg: NonlinearConfig) -> PrePost:
                                   seed=cfg.seed + 1)
             out[_stored("pre", act)], out[_stored("post", act)] = run.alpha_pre, run.alpha_post
         out["t"] = run.t
+        if cfg.noise_x == 0:
+            out["theory"] = theory_for(data, cfg.kappa, cfg.lam, run.t)
         return out
     arrays = cached("abstraction/nonlinear", cfg, compute)
-    return PrePost(t=arrays["t"], pre={act: arrays[_stored("pre", act)] for act in cfg.activations},
+    return PrePost(t=arrays["t"], theory=arrays.get("theory"),
+                   pre={act: arrays[_stored("pre", act)] for act in cfg.activations},
                    post={act: arrays[_stored("post", act)] for act in cfg.activations})
 
 
@@ -321,8 +329,13 @@ def pre_post_table(res: PrePost) -> pd.DataFrame:
 
 def nonlinear_claims(res: PrePost) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
-    (noise-free data)."""
+    (noise-free data), and how far the erf network's features stray from the exact linear theory over
+    the run (the paper: erf is near-linear for small pre-activations, so erf networks follow the
+    linear theory)."""
     post_end = np.array([post[-1] for post in res.post.values()])
     pre_end = np.array([res.pre[act][-1] for act in res.post])
-    return {"abstraction.sim_attenuation_end_violations": attenuation_violations(post_end, pre_end,
-                                                                                  FINITE_WIDTH_TOL)}
+    out: dict[str, Any] = {"abstraction.sim_attenuation_end_violations": attenuation_violations(
+        post_end, pre_end, FINITE_WIDTH_TOL)}
+    if "erf" in res.post and res.theory is not None:
+        out["abstraction.erf_follows_linear_theory"] = largest_gap(res.post["erf"], res.theory)
+    return out
