@@ -13,7 +13,8 @@ is saved in ``_build/screenshots/``.
 """
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from functools import cache, partial
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -121,8 +122,28 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def _watch_network(page: Page, problems: list[str]) -> None:
-    """Record every request off localhost (and block it) and every failed local request."""
+QUIET_MS = 500
+"""The page has settled once no request has been in flight for this long (Playwright's networkidle)."""
+
+
+def _watch_network(page: Page, problems: list[str]) -> Callable[[], None]:
+    """Record every request off localhost (and block it) and every failed local request; returns a
+    function that waits until the page's fonts are loaded and none of its requests has been in flight
+    for :data:`QUIET_MS`, and records the requests still open after :data:`TIMEOUT_MS`.
+
+    The page's own requests are counted, not Playwright's ``networkidle``: on the Reproduction page
+    (plotly.js beside the theme's scripts, no MathJax) that state never came on a quiet machine,
+    although every request had finished."""
+    open_requests: set[Request] = set()
+    last_change = [time.monotonic()]
+
+    def opened(request: Request) -> None:
+        open_requests.add(request)
+        last_change[0] = time.monotonic()
+
+    def closed(request: Request) -> None:
+        open_requests.discard(request)
+        last_change[0] = time.monotonic()
 
     def route(route: Route) -> None:
         if _is_local(route.request.url):
@@ -136,12 +157,25 @@ def _watch_network(page: Page, problems: list[str]) -> None:
             problems.append(f"HTTP {response.status}: {response.url}")
 
     def failed(request: Request) -> None:
+        closed(request)
         if _is_local(request.url):
             problems.append(f"request failed ({request.failure}): {request.url}")
 
+    def settle() -> None:
+        page.evaluate("() => document.fonts.ready.then(() => true)")
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while open_requests or time.monotonic() - last_change[0] < QUIET_MS / 1000:
+            if time.monotonic() > deadline:
+                problems.extend(f"request still open after {TIMEOUT_MS} ms: {r.url}" for r in open_requests)
+                return
+            page.wait_for_timeout(50)
+
     page.route("**/*", route)
+    page.on("request", opened)
+    page.on("requestfinished", closed)
     page.on("response", response)
     page.on("requestfailed", failed)
+    return settle
 
 
 def _check_math(page: Page, site: str, scripts: list[str], problems: list[str]) -> None:
@@ -253,7 +287,7 @@ def _check_links(page: Page, site: str, problems: list[str]) -> None:
 @pytest.mark.parametrize("entry", toc_files())
 def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     problems: list[str] = []
-    _watch_network(page, problems)
+    settle = _watch_network(page, problems)
     _watch_console(page, problems)
     response = page.goto(f"{site}/{entry}.html", wait_until="load")
     if not (response and response.ok):
@@ -262,7 +296,7 @@ def test_page_as_a_reader_sees_it(page: Page, site: str, entry: str) -> None:
     problems += [f"script from off localhost: {src}" for src in scripts if not _is_local(src)]
     _check_math(page, site, scripts, problems)
     _check_plotly(page, entry, scripts, problems)
-    page.wait_for_load_state("networkidle")  # fonts and extensions MathJax loads while typesetting
+    settle()  # fonts, and the extensions MathJax loads while typesetting
     broken = page.eval_on_selector_all(
         "img", "els => els.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))")
     problems += [f"image not loaded: {src}" for src in broken]
