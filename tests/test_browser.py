@@ -129,7 +129,8 @@ QUIET_MS = 500
 def _watch_network(page: Page, problems: list[str]) -> Callable[[], None]:
     """Record every request off localhost (and block it) and every failed local request; returns a
     function that waits until the page's fonts are loaded and none of its requests has been in flight
-    for :data:`QUIET_MS`, and records the requests still open after :data:`TIMEOUT_MS`.
+    for :data:`QUIET_MS`, and records the requests still open after :data:`TIMEOUT_MS` (or, where none
+    is open then, that requests kept starting).
 
     The page's own requests are counted, not Playwright's ``networkidle``: on the Reproduction page
     (plotly.js beside the theme's scripts, no MathJax) that state never came on a quiet machine,
@@ -167,6 +168,8 @@ def _watch_network(page: Page, problems: list[str]) -> Callable[[], None]:
         while open_requests or time.monotonic() - last_change[0] < QUIET_MS / 1000:
             if time.monotonic() > deadline:
                 problems.extend(f"request still open after {TIMEOUT_MS} ms: {r.url}" for r in open_requests)
+                if not open_requests:
+                    problems.append(f"requests kept starting for {TIMEOUT_MS} ms: the page never went quiet")
                 return
             page.wait_for_timeout(50)
 

@@ -8,7 +8,10 @@ The reproduction registry decides a claim's status from that interval
 (``interp_repro.reproduction.claims``).
 
 With few samples a percentile bootstrap is narrower than the spread a larger draw would show (with two
-seeds its interval is the range of the two): the interval says what these seeds show, no more.
+seeds its interval is the range of the two): the interval says what these seeds show, no more. Every
+interval treats the samples as independent draws, which seeds are; clusters of one network, or pairs
+of networks that share one, are not, and their intervals are narrower than a bootstrap over whole
+networks would give (the unit names what a sample is).
 """
 
 import math
