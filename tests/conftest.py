@@ -4,9 +4,10 @@ stays busy: as soon as the tests are collected, one pool of two workers starts f
 cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture waits for
 it); a rerun of some of those jobs in one process starts beside the build (``rerun``, for the
 determinism test); and once the book is built, a pool of two trains the claims' jobs on shifted seeds
-beside the page checks, which use one core (``shifted``). The build executes every chapter and
-exercise page once, and the chapter checks (test_notebooks.py), the page checks (test_book.py) and
-the browser pass (test_browser.py) all read it."""
+beside the page checks, which use one core (``shifted``). With both cores busy from the first test to
+the last, every process of the session runs on one thread (``ONE_THREAD``). The build executes every
+chapter and exercise page once, and the chapter checks (test_notebooks.py), the page checks
+(test_book.py) and the browser pass (test_browser.py) all read it."""
 
 import functools
 import json
@@ -21,13 +22,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import torch
 from chapters import ROOT
+from threadpoolctl import threadpool_limits
 
 from interp_repro.core import cache_dir
 from interp_repro.core.parallel import WORKER_ENV
 from interp_repro.reproduction import resolve_env_paths
 
 resolve_env_paths()  # a relative cache or record path means the same folder to every chapter's kernel
+
+ONE_THREAD = {"NUMBA_NUM_THREADS": "1"} | {k: v for k, v in WORKER_ENV.items() if v is not None}
+"""One thread in every process of the session: the tests', and every kernel, command and pool it
+starts (set here, before they start and before Numba is imported). Pools keep both cores busy
+throughout, so a second thread only spins, waiting for a core: on a loaded machine the gradient
+symmetricity test took twice the CPU time on two threads that it takes on one."""
+os.environ.update(ONE_THREAD)
 
 ORDER = {"trained": 1, "book": 2, "seeds": 3}
 OUT = ROOT / "_build" / "ci-scale"
@@ -73,7 +83,13 @@ def _wait(name: str, report: Path) -> None:
 
 def pytest_collection_finish(session):
     """Start filling the cache for the book build at once when this session builds it, so that the
-    pool of two workers runs beside the unit tests instead of after them."""
+    pool of two workers runs beside the unit tests instead of after them. The tests' own process
+    keeps to one thread from here on (``ONE_THREAD``; its BLAS libraries are loaded by now), and
+    what it starts gets no glibc heap trimming, which importing dask.distributed turned on at
+    collection (``core.parallel.WORKER_ENV`` says what that costs)."""
+    torch.set_num_threads(1)
+    threadpool_limits(1)
+    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     if any(item.get_closest_marker("book") for item in session.items):
         _fill("pool", [], FILLED)
 
