@@ -112,16 +112,20 @@ def run_all(scale: str, study: str) -> dict[str, Any]:
 def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | None = None,
                dask: str | None = None) -> dict[str, dict[str, Any]]:
     """Train and analyse (or find cached) everything the chapters of ``studies`` read at ``scale``,
-    in one pool of ``workers`` processes or on Dask (``core.parallel.run_jobs``), the longest
-    study's jobs first. Returns per study its number of jobs, how many of them computed something
-    (0: everything was cached), the seconds they took, summed over its jobs (on one worker each), and
-    ``by_function``: those seconds per job function (the experiment), largest first."""
+    in one pool of ``workers`` processes or on Dask (``core.parallel.run_jobs``): the jobs marked
+    ``first`` (``core.parallel.Job``), then the longest study's jobs first. Returns per study its
+    number of jobs, how many of them computed something (0: everything was cached), the seconds they
+    took, summed over its jobs (on one worker each), and ``by_function``: those seconds per job
+    function (the experiment), largest first."""
     from interp_repro.core.parallel import run_jobs
 
     chosen = _check(studies)
     todo = {study: jobs(scale, study) for study in chosen}
-    seconds = iter(run_jobs([job for study in chosen for job in todo[study]],
-                            desc=f"{', '.join(chosen)} at scale {scale}", workers=workers, dask=dask))
+    listed = [job for study in chosen for job in todo[study]]
+    order = sorted(range(len(listed)), key=lambda i: not listed[i].first)
+    ran = run_jobs([listed[i] for i in order], desc=f"{', '.join(chosen)} at scale {scale}",
+                   workers=workers, dask=dask)
+    seconds = iter([s for _, s in sorted(zip(order, ran, strict=True))])  # back in listed order
     out = {}
     for study in chosen:
         took = [(job, s) for job in todo[study] if (s := next(seconds)) is not None]

@@ -16,8 +16,9 @@ CHOSEN = {
     "superposition": (0, 8),    # intro sparsity sweep; privileged basis (ReLU hidden layer)
     "abstraction": (0, -1),     # linear network with a ridge readout; GELU ablation networks
     "modular_addition": (1,),    # a uniform-attention network: the MLP networks' steps and more (no views)
-    "schur_rnn": (1,),          # the flip-flop unit: dense orthogonal, 2 seeds (each unit is minutes)
 }
+"""Not Schur RNN's: each of its ci units trains for two minutes, a fifth of the whole rerun, so
+test_parallel.py checks a unit of its recipe, shortened, from a pool against one process instead."""
 
 
 def main(cache: str) -> None:

@@ -3,6 +3,7 @@ from a worker intact, and a Dask cluster gives the same results as one process (
 one process: test_determinism.py)."""
 
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from interp_repro.core.parallel import (
     pending,
     run_jobs,
 )
+from interp_repro.schur_rnn import experiments as schur
 
 
 @pytest.fixture
@@ -137,6 +139,20 @@ def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
     assert all(s > 0 for s in seconds)
     assert_same_entries(client_cache, local)
     assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
+
+
+def test_schur_units_from_a_pool_equal_those_trained_in_this_process(cache_at):
+    """The determinism check of Schur RNN training (tests/rerun.py leaves its ci units out): two
+    units of the ci flip-flop recipe, shortened to 200 steps at N_h = 16, trained by a pool of two
+    and in this process, give the same entries bit for bit."""
+    spec = replace(schur.NeuroConfig.preset("ci").specs()[0], n_hidden=16, steps=200)
+    assert (spec.task, spec.construction, spec.seeds) == ("flipflop", "orthogonal", 2)
+    jobs = [Job(schur.run_unit, (replace(spec, seed=seed), 0.9, 64)) for seed in (0, 10)]
+    pool = cache_at("pool")
+    assert all(s is not None for s in run_jobs(jobs, desc="pool", workers=2))
+    here = cache_at("here")
+    run_jobs(jobs, desc="here", workers=1)
+    assert_same_entries(pool, here)
 
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error(cache_at, monkeypatch):

@@ -66,6 +66,26 @@ def test_fill_cache_reports_each_study_and_computes_nothing_twice(tmp_path, monk
     assert again == {"seconds": 0, "jobs": 1, "computed": 0, "by_function": {}}
 
 
+def test_fill_cache_starts_the_jobs_marked_first_and_reports_each_in_its_study(monkeypatch):
+    """The geometry sweep, the book's longest job, starts before every other; the report still puts
+    each job's seconds under its own study."""
+    started = []
+
+    def run_jobs(queue, desc, workers, dask):
+        started.extend(queue)
+        return [float(i) for i in range(len(queue))]
+
+    monkeypatch.setattr("interp_repro.core.parallel.run_jobs", run_jobs)
+    report = fill_cache("book")
+    assert started[0].fn.__name__ == "run_geometry" and started[0].first
+    assert sum(job.first for job in started) == 1
+    assert started[1:] == [job for study in LONGEST_FIRST for job in jobs("book", study) if not job.first]
+    seconds = {job: float(i) for i, job in enumerate(started)}  # what the stub gave each job
+    for study, row in report.items():
+        assert row["seconds"] == round(sum(seconds[job] for job in jobs("book", study)), 1)
+    assert report["superposition"]["by_function"]["run_geometry"] == 0.0
+
+
 def test_run_takes_all_or_a_study():
     parser = build_parser()
     assert parser.parse_args(["run", "all"]).study == "all"

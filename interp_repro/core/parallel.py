@@ -58,10 +58,13 @@ CONNECT_TIMEOUT = 10
 
 @dataclass(frozen=True)
 class Job:
-    """``fn(*args)``, where ``fn`` is a module-level function (so it pickles) that fills the cache."""
+    """``fn(*args)``, where ``fn`` is a module-level function (so it pickles) that fills the cache.
+    ``first``: a job far longer than the others, which ``studies.fill_cache`` starts before them (last
+    in the queue it would run alone at the end, one worker idle); its cache marker ignores it."""
 
     fn: Callable[..., object]
     args: tuple = ()
+    first: bool = False
 
     def run(self) -> None:
         self.fn(*self.args)

@@ -34,10 +34,11 @@ class Experiment:
     run: Callable[[Any], Any]
     claims: tuple[Claims, ...] = ()
     jobs: Callable[[Any], list[Job]] | None = None
+    first: bool = False  # its one job is far longer than the others' (``Job.first``)
 
     def jobs_for(self, config: Any) -> list[Job]:
         """The jobs that fill this experiment's cache for ``config``."""
-        return [Job(self.run, (config,))] if self.jobs is None else self.jobs(config)
+        return [Job(self.run, (config,), self.first)] if self.jobs is None else self.jobs(config)
 
 
 Table = Mapping[str, Experiment]

@@ -630,7 +630,9 @@ EXPERIMENTS: dict[str, Experiment] = {
     "demo": Experiment(DemoConfig.preset, run_demo, (demo_claims,)),
     "phase_2to1": Experiment(lambda scale: phase_configs(scale)[0], run_phase, (phase_claims,)),
     "phase_3to2": Experiment(lambda scale: phase_configs(scale)[1], run_phase, (phase_3_2_claims,)),
-    "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,)),
+    # at book the longest job of the whole book (three sweeps in one program: 45 min of the cold book
+    # of 2026-12-06, which started it last, so that it ran alone for its last 20 min or more)
+    "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,), first=True),
     "dynamics": Experiment(DynamicsConfig.preset, run_dynamics, (dynamics_claims,)),
     "correlation": Experiment(CorrelationConfig.preset, run_correlation, (correlation_claims,)),
     "privileged": Experiment(PrivilegedConfig.preset, run_privileged, (privileged_claims,)),
