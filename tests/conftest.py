@@ -2,12 +2,13 @@
 the book built at ``ci`` scale and its checks, then the robustness check on shifted seeds. Every core
 stays busy: as soon as the tests are collected, one pool of two workers starts filling the session's
 cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture waits for
-it); a rerun of some of those jobs in one process starts beside the build (``rerun``, for the
-determinism test); and once the book is built, a pool of two trains the claims' jobs on shifted seeds
-beside the page checks, which use one core (``shifted``). With both cores busy from the first test to
-the last, every process of the session runs on one thread (``ONE_THREAD``). The build executes every
-chapter and exercise page once, and the chapter checks (test_notebooks.py), the page checks
-(test_book.py) and the browser pass (test_browser.py) all read it."""
+it); once those tests are done, a rerun of some of those jobs in one process starts beside the pool's
+last jobs (``rerun``, for the determinism test); and as the build starts, a pool of two trains the
+claims' jobs on shifted seeds beside it and then beside the page checks, which use one core
+(``shifted``). With both cores busy from the first test to the last, every process of the session
+runs on one thread (``ONE_THREAD``). The build executes every chapter and exercise page once, and the
+chapter checks (test_notebooks.py), the page checks (test_book.py) and the browser pass
+(test_browser.py) all read it."""
 
 import functools
 import json
@@ -137,10 +138,10 @@ def filled() -> None:
 
 
 @pytest.fixture(scope="session")
-def rerun(filled) -> Iterator[Callable[[], Path]]:
+def rerun() -> Iterator[Callable[[], Path]]:
     """Chosen ``ci`` jobs rerun in one process into a cache of their own (``tests/rerun.py``), started
-    once the pool has filled the session's cache so that it runs beside the book build. Calling the
-    fixture's value waits for the rerun and gives its cache folder."""
+    with the book build's setup, once the tests before it are done: beside the pool's last jobs, then
+    beside the build. Calling the fixture's value waits for the rerun and gives its cache folder."""
     cache = OUT / "rerun-cache"
     shutil.rmtree(cache, ignore_errors=True)
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rerun.py")), str(cache)],
@@ -157,7 +158,7 @@ def rerun(filled) -> Iterator[Callable[[], Path]]:
 
 
 @pytest.fixture(scope="session")
-def book(filled, rerun) -> Build:
+def book(rerun, filled) -> Build:
     """Build the whole book at ``ci`` scale (warnings are errors, every page executed) with a claim
     record of its own; the results cache is the session's (``make test`` gives it an empty one), which
     ``filled`` has filled already, so the chapters train nothing.
@@ -167,6 +168,7 @@ def book(filled, rerun) -> Build:
     if built := os.environ.get("INTERP_REPRO_BOOK_HTML"):
         out = Path(built).resolve().parents[1]
         return Build(Path(built), out / "_build" / "jupyter_execute", out / "records.json", 0, "")
+    _start_shifted()  # beside the build, whose pages execute on one core, and then the page checks
     records = OUT / "records.json"
     records.unlink(missing_ok=True)
     shutil.rmtree(OUT / "_build" / ".jupyter_cache", ignore_errors=True)  # every page executes, records
@@ -180,7 +182,6 @@ def book(filled, rerun) -> Build:
     build = Build(OUT / "_build" / "html", OUT / "_build" / "jupyter_execute", records, proc.returncode,
                   proc.stdout[-6000:] + "\n" + proc.stderr[-3000:], tuple(sorted(_entries() - before)))
     COMPUTED.write_text("\n".join(build.computed))
-    _start_shifted()  # beside the page checks that read the build
     return build
 
 
@@ -193,7 +194,7 @@ def _start_shifted() -> None:
 @pytest.fixture(scope="session")
 def shifted() -> Path:
     """A cache of its own holding the claims' ``ci`` jobs with every seed shifted by
-    ``fill.OFFSET``, filled by a pool of two (started once the book is built, or here)."""
+    ``fill.OFFSET``, filled by a pool of two (started as the book build starts, or here)."""
     if "shifted" not in FILLING:
         _start_shifted()
     _wait("shifted", SHIFTED / "report.json")
@@ -223,7 +224,7 @@ def pytest_terminal_summary(terminalreporter):
     if (report := SHIFTED / "report.json").exists():
         shifted = json.loads(report.read_text())
         terminalreporter.write_line(f"{shifted['seconds']:8.1f} s  the claims' {shifted['jobs']} ci jobs on "
-                                    "shifted seeds, in one pool of 2 beside the page checks")
+                                    "shifted seeds, in one pool of 2 beside the build and the page checks")
     for page, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{s:8.1f} s  {page}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  in all")

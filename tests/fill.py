@@ -5,8 +5,8 @@ cache with every study's ``ci`` jobs; ``python tests/fill.py --shifted OUT`` fil
 (the robustness test's run).
 
 The conftest starts the first as soon as a session that builds the book has collected its tests, so
-that its pool runs beside the unit tests, and the second once the book is built, so that its pool
-runs beside the page checks, which use one core.
+that its pool runs beside the unit tests, and the second as the book build starts, so that its pool
+runs beside the build and the page checks, which use one core each.
 """
 
 import json

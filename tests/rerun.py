@@ -2,7 +2,7 @@
 
 ``tests/test_determinism.py`` compares every entry they write with what the pool of two workers wrote
 for the book build. The ``rerun`` fixture starts this script (``python tests/rerun.py CACHE``) as soon
-as the pool is done, so it runs beside the book build, whose pages execute on one core.
+as the tests before the build are done, so it runs beside the pool's last jobs and then the build.
 """
 
 import os
