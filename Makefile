@@ -20,8 +20,8 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-com
 
 # With requirements.lock (`make lock`), the exact versions and hashes the book was built with; then
 # the project itself, without resolving anything more. pip would compile every installed file to
-# bytecode on one core; compileall does it on every core (a cold install of the lock: 100 s with pip's
-# compiling, 68 s this way, on 2 cores). Like pip's, it skips the few files written for a newer
+# bytecode on one core; compileall does it on every core (the lock installed alone on 2 cores: 100 s
+# with pip's compiling, 68 s this way). Like pip's, it skips the few files written for a newer
 # Python than ours (torch's Python 3.12 test helper), so its exit status is not an error.
 $(STAMP): pyproject.toml $(wildcard $(LOCK))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

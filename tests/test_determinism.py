@@ -3,9 +3,10 @@
 The session's cache was filled by a pool of two worker processes (the ``filled`` fixture: every
 study's ``ci`` jobs, which the book build then reads). For every study but Schur RNN's, some of those
 jobs ran again in one process (one worker) into an empty cache of their own (``tests/rerun.py``,
-beside the book build), and every array of every entry they wrote must equal the pool's, bit for bit.
-The jobs are chosen to cover each kind of training the study does while keeping the rerun to minutes;
-a Schur unit of the ci recipe, shortened, is checked the same way in test_parallel.py.
+beside the pool's last jobs and the book build), and every array of every entry they wrote must
+equal the pool's, bit for bit. The jobs are chosen to cover each kind of training the study does while
+keeping the rerun to minutes; a Schur unit of the ci recipe, shortened, is checked the same way in
+test_parallel.py.
 """
 
 import pytest

@@ -41,7 +41,7 @@ EXPERIMENTS = {
     "schur_rnn neuroscience": lambda: schur.neuro_claims(schur.run_neuro(schur.NeuroConfig.preset("ci"))),
 }
 
-pytestmark = [pytest.mark.trained, pytest.mark.seeds]  # a second ci training, beside the build, page checks
+pytestmark = [pytest.mark.trained, pytest.mark.seeds]  # a second ci training, run beside the ci build
 
 
 @pytest.mark.parametrize("experiments", sorted(EXPERIMENTS))
