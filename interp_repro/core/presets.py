@@ -12,15 +12,17 @@ from dataclasses import fields, replace
 from typing import Any, ClassVar
 
 from interp_repro.core.scales import check_scale
+from interp_repro.core.seeding import MAX_SEED
 
 _SEED_OFFSET: ContextVar[int] = ContextVar("seed_offset", default=0)
 
 
 @contextmanager
 def seed_offset(offset: int) -> Iterator[None]:
-    """Presets made in the body have ``offset`` added to their ``seed`` (a non-negative integer)."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"seed offset must be a non-negative integer, got {offset!r}")
+    """Presets made in the body have ``offset`` added to their ``seed`` (an integer from 0 to
+    :data:`~interp_repro.core.seeding.MAX_SEED`; each shifted seed is checked when its preset is built)."""
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_SEED:
+        raise ValueError(f"seed offset must be an integer in [0, 2**63 - 1] (MAX_SEED), got {offset!r}")
     token = _SEED_OFFSET.set(offset)
     try:
         yield

@@ -1,13 +1,23 @@
 """Input checks that fail early with a message naming the bad value and what is allowed."""
 
+import dataclasses
+import math
 import os
 import tempfile
+import types
+import typing
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
 from interp_repro.core.errors import ConfigError
+
+
+def _is_real(value) -> bool:
+    """Whether ``value`` is one real number: a Python or NumPy int or float, not a bool (nor a complex
+    number, a string or a container)."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
 
 
 def check_positive_int(name: str, value: int) -> int:
@@ -36,21 +46,21 @@ def check_tuple(name: str, value: tuple, length: int | None = None) -> tuple:
 
 def check_nonnegative(name: str, value: float) -> float:
     """Return ``value`` as a float if it is a finite number >= 0 (not a bool), else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value < np.inf:
+    if not _is_real(value) or not 0 <= value < np.inf:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(value)
 
 
 def check_positive(name: str, value: float) -> float:
     """Return ``value`` as a float if it is a finite number > 0 (not a bool), else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 < value < np.inf:
+    if not _is_real(value) or not 0 < value < np.inf:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
 def check_probability(name: str, value: float) -> float:
     """Return ``value`` as a float if it is a number in [0, 1] (not a bool), else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
+    if not _is_real(value) or not 0 <= value <= 1:
         raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
     return float(value)
 
@@ -108,15 +118,64 @@ def check_fraction(name: str, values: float | Iterable[float]) -> None:
             raise ValueError(f"{name} must lie in (0, 1], got {v.item()!r}")
 
 
-FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
+def _kind(tp) -> str:
+    """What a field annotated ``tp`` holds, in words."""
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"a tuple of ({_kind(args[0])})"
+        return f"a tuple ({', '.join(map(_kind, args))})"
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return " or ".join("None" if a is type(None) else _kind(a) for a in args)
+    return {int: "an integer", float: "a finite real number", str: "a string"}.get(tp, f"a {tp.__name__}")
+
+
+def _fits(value, tp) -> bool:
+    """Whether ``value`` is of the kind of a field annotated ``tp`` (:func:`check_field_types`)."""
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_fits(v, args[0]) for v in value)
+        return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args, strict=True))
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if tp is int:
+        return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if tp is float:
+        return _is_real(value) and math.isfinite(value)
+    if tp is type(None):
+        return value is None
+    if isinstance(tp, type):
+        return isinstance(value, tp)
+    raise TypeError(f"check_field_types does not know the annotation {tp!r}")
+
+
+def check_field_types(config) -> None:
+    """Raise ``ValueError`` naming the first field of the dataclass instance ``config`` whose value is
+    not of its annotated kind: an ``int`` field takes an integer (not a bool, not a float), a ``float``
+    field a finite real number (an integer too, kept as given), a ``str`` field a string, a tuple field
+    a tuple of such items, ``X | None`` also None. What values of the right kind are allowed is each
+    config's own check; this one runs first, so that no later check meets a value it cannot compare."""
+    hints = typing.get_type_hints(type(config))
+    for field in dataclasses.fields(config):
+        value, tp = getattr(config, field.name), hints[field.name]
+        if not _fits(value, tp):
+            raise ValueError(f"{field.name} must be {_kind(tp)}, got {' '.join(repr(value).split())[:200]}")
+
+
+FLAG_VALUES = {"0": False, "false": False, "no": False, "off": False,
                "1": True, "true": True, "yes": True, "on": True}
 """The values a yes/no environment variable may take (in any case), and what each means."""
 
 
 def env_flag(name: str) -> bool:
     """The yes/no environment variable ``name`` (unset: no), else :class:`ConfigError` naming the values
-    allowed."""
-    value = os.environ.get(name, "")
+    allowed (set but empty, it is refused like any other unknown value)."""
+    value = os.environ.get(name)
+    if value is None:
+        return False
     if value.strip().lower() not in FLAG_VALUES:
         raise ConfigError(f"${name} must be one of 1, true, yes, on or 0, false, no, off, got {value!r}")
     return FLAG_VALUES[value.strip().lower()]

@@ -22,7 +22,6 @@ from interp_repro.core import (
     check_choices,
     check_fraction,
     check_nonnegative,
-    check_nonnegative_int,
     check_positive,
     check_positive_int,
     default_device,
@@ -30,7 +29,9 @@ from interp_repro.core import (
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.seeding import check_seed
 from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.core.validate import check_field_types
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import INITS, ModAddNet
@@ -76,10 +77,11 @@ class TrainSpec:
     init: str = "reference"
 
     def __post_init__(self):
+        check_field_types(self)
         check_choices("architecture", (self.architecture,), ARCHITECTURES)
         check_choices("init", (self.init,), INITS)
         check_modulus(self.p)
-        check_nonnegative_int("seed", self.seed)
+        check_seed("seed", self.seed)
         for name in ("steps", "d_model", "n_heads", "d_mlp", "eval_every"):
             check_positive_int(name, getattr(self, name))
         check_fraction("train_frac", self.train_frac)
@@ -201,6 +203,7 @@ class ModAddConfig(Preset):
     }
 
     def __post_init__(self):
+        check_field_types(self)
         check_choices("architectures", self.architectures, ARCHITECTURES)
         for name in ("seeds", "length_seeds", "min_cluster", "max_clusters", "n_landmarks"):
             check_positive_int(name, getattr(self, name))
@@ -208,14 +211,13 @@ class ModAddConfig(Preset):
         if isinstance(checked, bool) or not isinstance(checked, int) or not 0 <= checked <= self.max_clusters:
             raise ValueError(f"full_rips_clusters must be an integer from 0 to max_clusters = "
                              f"{self.max_clusters}, got {checked!r}")
+        self.spec(self.architectures[0], self.seed)  # validates the shared fields, eval_every among them
         if not self.lengths or list(self.lengths) != sorted(set(self.lengths)):
             raise ValueError(f"lengths must be increasing step counts, got {self.lengths!r}")
         for n in self.lengths:
             check_positive_int("lengths", n)
             if n % self.eval_every:
-                raise ValueError(f"every length must be a multiple of eval_every = {self.eval_every}, "
-                                 f"got {n}")
-        self.spec(self.architectures[0], self.seed)  # validates the shared fields
+                raise ValueError(f"lengths must be multiples of eval_every = {self.eval_every}, got {n}")
 
     def spec(self, architecture: str, seed: int) -> TrainSpec:
         return TrainSpec(architecture, self.p, seed, self.steps, self.lr, self.weight_decay, self.train_frac,
@@ -366,7 +368,8 @@ def run_cluster_view(cfg: ModAddConfig, spec: TrainSpec) -> Arrays:
         diagrams = persistence(cloud, maxdim=2, n_landmarks=cfg.n_landmarks)
         return {"umap": measures.umap_view(cloud, seed=0), **{f"h{k}": d for k, d in enumerate(diagrams)}}
 
-    return cached("modular_addition/view", _analysis_key(cfg, spec), compute)
+    # h0 holds the one bar of H0 that never dies (death +inf): persistence's diagrams, as drawn
+    return cached("modular_addition/view", _analysis_key(cfg, spec), compute, nonfinite=("h0",))
 
 
 FULL_RIPS_SKIPPED = ("mlp_concat",)

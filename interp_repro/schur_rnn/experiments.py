@@ -29,7 +29,9 @@ from interp_repro.core import (
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
+from interp_repro.core.seeding import check_seed
 from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.core.validate import check_field_types
 from interp_repro.schur_rnn.data import COPY_REPLAY, TASKS
 from interp_repro.schur_rnn.measures import (
     ABLATION_BLOCKS,
@@ -92,6 +94,7 @@ class TrainSpec:
     full_replay_share: float = 0.0
 
     def __post_init__(self):
+        check_field_types(self)
         check_choices("task", (self.task,), TASKS)
         check_choices("construction", (self.construction,), CONSTRUCTIONS)
         for name in ("n_hidden", "seeds", "steps", "batch"):
@@ -100,7 +103,7 @@ class TrainSpec:
         check_positive("lr", self.lr)
         check_positive("clip", self.clip)
         check_nonnegative_int("warmup", self.warmup)
-        check_nonnegative_int("seed", self.seed)
+        check_seed("seed", self.seed)
         if self.train_replay is not None:
             check_positive_int("train_replay", self.train_replay)
         if check_probability("full_replay_share", self.full_replay_share) and self.train_replay is None:
@@ -140,7 +143,9 @@ def profile_unit(spec: TrainSpec, trained: Arrays, alpha: float, eval_batch: int
     def compute() -> Arrays:
         with flush_denormals():  # as in training: decaying ablated states would crawl through denormals
             return ablation_profile(trained, spec.task, alpha, seed=spec.seed + 2, batch=eval_batch)
-    return cached("schur_rnn/profile", {"spec": spec, "alpha": alpha, "eval_batch": eval_batch}, compute)
+    # sensitivity is NaN where an ablation removes no Schur mass (the full model): Delta FVU / 0
+    return cached("schur_rnn/profile", {"spec": spec, "alpha": alpha, "eval_batch": eval_batch}, compute,
+                  nonfinite=("sensitivity",))
 
 
 def run_unit(spec: TrainSpec, alpha: float, eval_batch: int) -> Unit[TrainSpec]:
@@ -173,6 +178,7 @@ class UnitSettings:
                          full_replay_share)
 
     def __post_init__(self):
+        check_field_types(self)
         check_fraction("alpha", self.alpha)
         check_positive_int("eval_batch", self.eval_batch)
         self.spec("copy", "default", 1)  # validates the shared fields

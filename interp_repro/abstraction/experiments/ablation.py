@@ -22,13 +22,14 @@ from interp_repro.core import (
     cached,
     check_choices,
     check_nonnegative,
-    check_nonnegative_int,
     check_positive,
     check_positive_int,
     progress,
 )
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.presets import Preset
+from interp_repro.core.seeding import check_seed
+from interp_repro.core.validate import check_field_types
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class GeluNetConfig:
     steps: int = 300
 
     def __post_init__(self):
+        check_field_types(self)
         check_nu("nu_x", self.nu_x)
         check_nonnegative("noise_x", self.noise_x)
         check_positive_int("n_per_class", self.n_per_class)
@@ -74,10 +76,9 @@ class AblationConfig(Preset):
     PRESETS: ClassVar = {"ci": dict(seeds=3), "book": dict(seeds=10), "paper": dict(seeds=50)}
 
     def __post_init__(self):
-        if not isinstance(self.net, GeluNetConfig):
-            raise ValueError(f"net must be a GeluNetConfig, got {self.net!r}")
+        check_field_types(self)
         check_positive_int("seeds", self.seeds)
-        check_nonnegative_int("seed", self.seed)
+        check_seed("seed", self.seed)
 
 
 ABLATION_SCORES = ("alpha", "probe", "walpha", "hidden_alpha", "hidden_probe")
@@ -174,9 +175,10 @@ class GeluSensitivityConfig(Preset):
                          "paper": dict(seeds=30)}
 
     def __post_init__(self):
+        check_field_types(self)
         check_choices("settings", self.settings, GELU_SETTINGS)
         check_positive_int("seeds", self.seeds)
-        check_nonnegative_int("seed", self.seed)
+        check_seed("seed", self.seed)
 
 
 def run_gelu_sensitivity(cfg: GeluSensitivityConfig) -> Arrays:

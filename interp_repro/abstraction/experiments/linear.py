@@ -36,6 +36,7 @@ from interp_repro.core import (
     check_tuple,
 )
 from interp_repro.core.presets import Preset
+from interp_repro.core.validate import check_field_types
 
 # --- two-layer linear network: theory against simulation ---------------------------------------
 
@@ -137,6 +138,7 @@ class TerminalGridConfig(Preset):
                                        steps=40_000)}
 
     def __post_init__(self):
+        check_field_types(self)
         check_nu("nus", check_tuple("nus", self.nus))
         check_positive("lam", self.lam)
         check_data_fields(self)
@@ -193,6 +195,7 @@ class KappaConfig(Preset):
     PRESETS: ClassVar = {"ci": dict(points=9), "book": dict(), "paper": dict(points=60)}
 
     def __post_init__(self):
+        check_field_types(self)
         check_nu("nu_x", self.nu_x)
         check_nu("nu_y", self.nu_y)
         check_positive("lam", self.lam)
@@ -258,7 +261,8 @@ def run_depth(cfg: DepthConfig) -> Arrays:
         return {"t": runs[-1].t, "profile": profile, "last": np.stack([run.alpha[:, -1] for run in runs]),
                 "terminal": np.array([deep_terminal(ax, ay, L) for L in depths]),
                 "alpha_x": np.array(ax), "alpha_y": np.array(ay)}
-    return cached("abstraction/depth", cfg, compute)
+    # profile's row L is NaN-padded after layer L: depth_profiles and depth_profile_deviation strip it
+    return cached("abstraction/depth", cfg, compute, nonfinite=("profile",))
 
 
 def depth_profiles(res: Arrays) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:

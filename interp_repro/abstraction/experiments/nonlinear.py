@@ -42,7 +42,6 @@ from interp_repro.core import (
     cached,
     check_choices,
     check_nonnegative,
-    check_nonnegative_int,
     check_positive,
     check_positive_int,
     check_tuple,
@@ -50,6 +49,8 @@ from interp_repro.core import (
 )
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.presets import Preset
+from interp_repro.core.seeding import check_seed
+from interp_repro.core.validate import check_field_types
 
 
 def _stored(kind: str, name: str) -> str:
@@ -73,10 +74,11 @@ class KernelConfig(Preset):
                          "paper": dict(n_kernels=100_000, mc_samples=2_000_000, mc_kernels=10)}
 
     def __post_init__(self):
+        check_field_types(self)
         check_positive_int("n_kernels", self.n_kernels)
         check_positive_int("mc_samples", self.mc_samples)
         check_positive_int("mc_kernels", self.mc_kernels)
-        check_nonnegative_int("seed", self.seed)
+        check_seed("seed", self.seed)
 
 
 KERNEL_MAPS = {
@@ -239,6 +241,7 @@ class AntiAbstractionSweepConfig(Preset):
                                        widths=(64, 256, 1024, 2048, 4096), seeds=8, steps=8000)}
 
     def __post_init__(self):
+        check_field_types(self)
         for name in ("nu_xs", "noise_xs", "widths"):
             check_tuple(name, getattr(self, name))
         check_nu("nu_xs", self.nu_xs, upper=math.inf)

@@ -3,7 +3,9 @@
 from dataclasses import dataclass
 
 from interp_repro.abstraction.data import TwoFactorData, check_nu, two_factor_data
-from interp_repro.core import check_nonnegative_int, check_positive, check_positive_int
+from interp_repro.core import check_positive, check_positive_int
+from interp_repro.core.seeding import check_seed
+from interp_repro.core.validate import check_field_types
 
 
 def check_training_fields(cfg) -> None:
@@ -19,7 +21,7 @@ def check_data_fields(cfg) -> None:
     check_positive_int("n_per_class", cfg.n_per_class)
     check_positive_int("d_in", cfg.d_in)
     check_positive_int("d_out", cfg.d_out)
-    check_nonnegative_int("seed", cfg.seed)
+    check_seed("seed", cfg.seed)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class TwoFactorSetting:
     seed: int = 0
 
     def __post_init__(self):
+        check_field_types(self)
         check_nu("nu_x", self.nu_x)
         check_nu("nu_y", self.nu_y)
         check_positive("lam", self.lam)
