@@ -14,10 +14,16 @@ from interp_repro import STUDIES, __version__
 from interp_repro.core import SCALES, ConfigError, cache_dir, check_scale, default_scale
 from interp_repro.core.cache import cache_usage, check_cache_dir, prune
 from interp_repro.core.device import DEVICE_ENV, DEVICES, default_device
-from interp_repro.core.parallel import DASK_ENV, WORKERS_ENV, check_dask_address, default_workers
+from interp_repro.core.parallel import (
+    DASK_ENV,
+    WORKERS_ENV,
+    check_dask_address,
+    dask_address,
+    default_workers,
+)
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
-from interp_repro.core.validate import check_writable_dir, env_flag
+from interp_repro.core.validate import check_writable_dir, env_flag, env_path
 from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
@@ -28,8 +34,9 @@ DESCRIPTION = """\
 Run the four reproduced interpretability studies, execute the book's chapters, and report which of
 the papers' claims reproduce."""
 EXIT_STATUS = """\
-exit status: 0 ok; 1 a claim failed (for report: or none was recorded); 2 a usage or input error (a bad
-argument, setting, path, address or record file), told in one line on stderr
+exit status: 0 ok; 1 a claim failed; 2 a usage or input error (a bad argument, setting, path, address,
+record file or cache entry, or for report nothing recorded), told in one line on stderr; 130 interrupted
+(Ctrl-C), with nothing partial left in the cache
 """
 ENVIRONMENT = EXIT_STATUS + """
 environment variables (a command-line flag wins over its variable):
@@ -68,7 +75,7 @@ BOOK_ENV = "INTERP_REPRO_BOOK"
 def book_dir(book: Path | None = None) -> Path:
     """The book's source folder: ``book``, else ``$INTERP_REPRO_BOOK``, else ``book/`` in the current
     folder (a clone's root); a :class:`ConfigError` when it is not a folder."""
-    folder = Path(book or os.environ.get(BOOK_ENV) or "book")
+    folder = Path(book or env_path(BOOK_ENV) or "book")
     if not folder.is_dir():
         raise ConfigError(f"no book folder at {folder.resolve()}: run from the root of a clone of the "
                           f"repository, or give --book DIR or ${BOOK_ENV}")
@@ -114,9 +121,7 @@ def _check_setup() -> None:
     """Fail on a bad setting before any work: the cache folder, the record file, where jobs run."""
     check_cache_dir()
     check_record_path()
-    if address := os.environ.get(DASK_ENV):
-        check_dask_address(address)
-    else:
+    if dask_address() is None:
         default_workers()
 
 
@@ -149,15 +154,15 @@ def cmd_run(args) -> int:
     with seed_offset(args.seed_offset):
         fill_cache(args.scale, studies)  # each study's jobs in a pool
         values = {cid: v for study in studies for cid, v in run_all(args.scale, study).items()}
-    if args.seed_offset:  # other seeds than the book's: checked, not recorded
-        claims = load_claims()
-        outcomes = [Outcome.of(claims[cid], args.scale, v) for cid, v in values.items()]
-    else:
-        record_all(values, args.scale)
-        outcomes = [o for o in check_records(args.scale) if o.claim.id in values]
-    for o in outcomes:
+    claims = load_claims()
+    outcomes = {cid: Outcome.of(claims[cid], args.scale, v) for cid, v in values.items()}
+    if not args.seed_offset:  # other seeds than the book's are checked, not recorded
+        record_all({cid: v for cid, v in values.items() if not outcomes[cid].invalid}, args.scale)
+        recorded = {o.claim.id: o for o in check_records(args.scale) if o.claim.id in values}
+        outcomes = {cid: o if o.invalid else recorded[cid] for cid, o in outcomes.items()}
+    for o in outcomes.values():
         print(o.message())
-    return 1 if any(o.result == "FAIL" for o in outcomes) else 0
+    return 1 if any(o.result == "FAIL" for o in outcomes.values()) else 0
 
 
 def cmd_chapter(args) -> int:
@@ -197,14 +202,13 @@ def cmd_figure(args) -> int:
 
 def cmd_report(args) -> int:
     outcomes = check_records(args.scale, study=args.study)
+    if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
+        raise ConfigError(f"no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
+                          f"this library code in {record_path()}: run `interp-repro run STUDY --scale "
+                          f"{args.scale}` first")
     if args.json:
         print(json.dumps([o.as_dict() for o in outcomes], indent=1, allow_nan=False))
-    if all(o.result in ("not run", NOT_CHECKED) for o in outcomes):
-        print(f"interp-repro: no claim recorded at scale {args.scale} for {args.study or 'any study'} by "
-              f"this library code in {record_path()}: run `interp-repro run STUDY --scale {args.scale}` "
-              "first", file=sys.stderr)
-        return 1
-    if not args.json:
+    else:
         print(f"reproduction report, scale {args.scale}")
         print(_table(report_rows(outcomes), REPORT_COLUMNS))
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
@@ -218,11 +222,15 @@ def cmd_cache(args) -> int:
         print(f"removed {len(prune())} outdated entries and stale temporary files from {root}")
         return 0
     usage = cache_usage()
-    rows = [(study, str(n), f"{size / 1e6:.1f} MB") for study, (n, size) in sorted(usage.items())]
-    rows.append(("total", str(sum(n for n, _ in usage.values())),
-                 f"{sum(size for _, size in usage.values()) / 1e6:.1f} MB"))
+    rows = [(study, str(u.entries), f"{u.bytes / 1e6:.1f} MB") for study, u in sorted(usage.items())]
+    rows.append(("total", str(sum(u.entries for u in usage.values())),
+                 f"{sum(u.bytes for u in usage.values()) / 1e6:.1f} MB"))
     print(f"cache: {root}")
     print(_table(rows, ("study", "entries", "size")))
+    corrupt = sum(u.corrupt for u in usage.values())
+    if corrupt:
+        print(f"{corrupt} of these entries are corrupt (unreadable or invalid): "
+              "`interp-repro cache --prune` removes them")
     return 0
 
 
@@ -297,7 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; expected errors (:class:`ConfigError`) print one line and return 2."""
+    """Run the command line; expected errors (:class:`ConfigError`) print one line and return 2, and
+    Ctrl-C one line and 130."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "quiet", False):
@@ -328,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"interp-repro: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the pool's workers are stopped by then (core.parallel)
+        finished = sum(usage[0] for usage in cache_usage().values())
+        print(f"interp-repro: interrupted; the cache holds {finished} finished entries, nothing partial",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

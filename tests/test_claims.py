@@ -240,7 +240,7 @@ def test_an_estimate_is_recorded_with_its_samples_and_read_back(toy_claims, tmp_
     assert outcome.estimate == estimate and outcome.result == "pass"
     path = tmp_path / "records.json"
     path.write_text(path.read_text().replace("0.82", "0.1"))  # samples that no longer give the value
-    with pytest.raises(ConfigError, match="estimate of superposition.toy at book: value .* is not the mean"):
+    with pytest.raises(ConfigError, match="entry of superposition.toy at book: value .* is not the mean"):
         load_records(path)
 
 
@@ -349,7 +349,7 @@ def test_report_rows_and_json_one_per_claim(toy_claims):
     assert outcomes[0].as_dict() == {
         "id": CID, "kind": "reproduction", "paper": "0.9", "paper_value": 0.9, "paper_band": "in [0.8, 1]",
         "ours": 0.7, "estimate": None, "status": "differs", "to_decide": None, "expected": "differs",
-        "guard": ">= 0.5", "guard_result": "pass", "result": "pass"}
+        "guard": ">= 0.5", "guard_result": "pass", "invalid": None, "result": "pass"}
 
 
 def test_a_chapter_shows_a_differing_claim_with_both_values_and_its_status(toy_claims):

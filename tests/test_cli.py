@@ -75,7 +75,7 @@ def test_report_json_gives_each_claims_statuses_and_each_estimates_samples(capsy
     assert rows["superposition.five_two_dense_count"] == {
         "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
         "paper_band": "== 2", "ours": 2, "estimate": None, "status": "reproduced", "to_decide": None,
-        "expected": "reproduced", "guard": None, "guard_result": None, "result": "pass"}
+        "expected": "reproduced", "guard": None, "guard_result": None, "invalid": None, "result": "pass"}
     shares = rows["superposition.phase_agreement"]
     assert shares["ours"] == agreement.value and shares["estimate"] == agreement.as_dict()
     assert shares["estimate"]["samples"].count(True) == 60 and shares["estimate"]["level"] == 0.95
@@ -241,10 +241,12 @@ def test_version(capsys):
     assert capsys.readouterr().out == f"interp-repro {__version__}\n"
 
 
-def test_report_with_nothing_recorded_says_so_and_fails(capsys):
-    assert main(["report", "--scale", "ci"]) == 1
-    assert "no claim recorded at scale ci for any study" in capsys.readouterr().err
-    assert main(["report", "--scale", "ci", "--study", "abstraction"]) == 1
+def test_report_with_nothing_recorded_says_so_in_one_line_with_exit_2(capsys):
+    for args in ([], ["--json"]):
+        assert main(["report", "--scale", "ci", *args]) == 2
+        out, err = capsys.readouterr()
+        assert not out and err.count("\n") == 1 and "no claim recorded at scale ci for any study" in err
+    assert main(["report", "--scale", "ci", "--study", "abstraction"]) == 2
     assert "no claim recorded at scale ci for abstraction" in capsys.readouterr().err
 
 
@@ -368,11 +370,11 @@ def test_a_bad_device_does_not_block_the_commands_that_use_none(monkeypatch, cap
     monkeypatch.setenv("INTERP_REPRO_DEVICE", "gpu9")
     assert main(["list"]) == 0
     assert main(["cache", "--size"]) == 0
-    assert main(["report", "--scale", "ci"]) == 1  # nothing recorded
+    assert main(["report", "--scale", "ci"]) == 2  # nothing recorded
     assert "DEVICE" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("value", "quiet"), [("false", False), ("0", False), ("", False), ("No", False),
+@pytest.mark.parametrize(("value", "quiet"), [("false", False), ("0", False), ("No", False),
                                               ("true", True), ("1", True), ("yes", True)])
 def test_quiet_variable_means_what_it_says(value, quiet, monkeypatch):
     monkeypatch.setenv("INTERP_REPRO_QUIET", value)

@@ -58,6 +58,8 @@ def test_an_estimate_round_trips_through_json_and_a_tampered_one_is_refused():
         assert Estimate.from_dict(estimate.value, data) == estimate
     data = Estimate.mean([0.2, 0.4], "seeds").as_dict()
     with pytest.raises(ValueError, match="not the mean of its samples"):
+        Estimate.from_dict(0.35, data)
+    with pytest.raises(ValueError, match="interval is two finite numbers around its value 0.9"):
         Estimate.from_dict(0.9, data)
     with pytest.raises(ValueError, match="exactly"):
         Estimate.from_dict(0.3, {**data, "extra": 1})

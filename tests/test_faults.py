@@ -111,8 +111,9 @@ def test_ctrl_c_stops_a_pool_run_at_once_and_leaves_no_partial_entry(tmp_path):
 
 def _record_each(claim_ids: list[str], scale: str, start) -> None:
     start.wait()
+    claims = load_claims()
     for claim_id in claim_ids:
-        record(claim_id, 1.0, scale)
+        record(claim_id, True if claims[claim_id].boolean else 1.0, scale)
 
 
 def test_records_from_runs_at_the_same_time_all_survive():

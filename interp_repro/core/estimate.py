@@ -46,6 +46,27 @@ class Estimate:
     interval: tuple[float, float]
     level: float = LEVEL
 
+    def __post_init__(self):
+        """Refuse what no interval can be made of: an unknown statistic, no unit, no samples,
+        samples that are not finite numbers (bools for a share), a level outside (0, 1), or an
+        interval that is not two finite numbers around the value."""
+        if self.stat not in STATS:
+            raise ValueError(f"an estimate's statistic is one of {STATS}, got {self.stat!r:.40}")
+        if not isinstance(self.unit, str) or not self.unit.strip():
+            raise ValueError(f"an estimate names its unit (what one sample is), got {self.unit!r:.40}")
+        if not isinstance(self.samples, tuple) or not self.samples:
+            raise ValueError(f"an estimate over {self.unit} needs at least one sample")
+        if self.stat == "share" and not all(isinstance(s, bool) for s in self.samples):
+            raise ValueError(f"a share's samples are bools, got {list(self.samples)!r:.80}")
+        if self.stat != "share" and not all(_finite(s) for s in self.samples):
+            raise ValueError(f"an estimate's samples are finite numbers, got {list(self.samples)!r:.80}")
+        if not _finite(self.level) or not 0 < self.level < 1:
+            raise ValueError(f"an estimate's level lies in (0, 1), got {self.level!r:.40}")
+        low, high = self.interval if isinstance(self.interval, tuple) and len(self.interval) == 2 else (0, -1)
+        if not (_finite(self.value) and _finite(low) and _finite(high) and low <= self.value <= high):
+            raise ValueError(f"an estimate's interval is two finite numbers around its value {self.value!r}, "
+                             f"got {self.interval!r:.60}")
+
     @classmethod
     def mean(cls, samples: Sequence[float], unit: str) -> "Estimate":
         """The mean of ``samples`` with its seeded percentile-bootstrap interval."""
@@ -58,8 +79,9 @@ class Estimate:
 
     @classmethod
     def share(cls, flags: Sequence[bool], unit: str) -> "Estimate":
-        """The share of true ``flags`` (k of n) with its exact Clopper-Pearson interval."""
-        flags = tuple(bool(f) for f in flags)
+        """The share of true ``flags`` (k of n) with its exact Clopper-Pearson interval. Each flag is a
+        bool (a Python or NumPy one, or a number equal to 0 or 1): NaN or any other number is refused."""
+        flags = tuple(_flag(f, unit) for f in flags)
         _check_count(len(flags), unit)
         k, n = sum(flags), len(flags)
         ci = stats.binomtest(k, n).proportion_ci(LEVEL, method="exact")
@@ -67,7 +89,10 @@ class Estimate:
 
     @classmethod
     def _bootstrapped(cls, stat: str, samples: Sequence[float], unit: str) -> "Estimate":
-        values = np.asarray(samples, dtype=float).ravel()
+        raw = np.asarray(samples)
+        if raw.dtype.kind not in "biuf":
+            raise ValueError(f"an estimate over {unit} needs real samples, got dtype {raw.dtype}")
+        values = raw.astype(float).ravel()
         _check_count(values.size, unit)
         if not np.isfinite(values).all():
             raise ValueError(f"an estimate over {unit} needs finite samples, got {values.tolist()}")
@@ -124,28 +149,33 @@ class Estimate:
         if not isinstance(data, dict) or set(data) != keys:
             raise ValueError(f"an estimate is an object with exactly {sorted(keys)}, got {data!r:.80}")
         samples, interval = data["samples"], data["interval"]
-        if (data["stat"] not in STATS or not isinstance(data["unit"], str) or not isinstance(samples, list)
-                or not samples or not isinstance(interval, list) or len(interval) != 2
-                or not all(_finite(v) for v in [*interval, data["level"]])):
-            raise ValueError(f"an estimate needs a stat in {STATS}, a unit, samples and a finite "
-                             f"interval and level, got {data!r:.80}")
-        if data["stat"] == "share":
-            if not all(isinstance(s, bool) for s in samples):
-                raise ValueError(f"a share's samples are bools, got {samples!r:.80}")
+        if not isinstance(samples, list) or not isinstance(interval, list) or len(interval) != 2:
+            raise ValueError(f"an estimate's samples are a list and its interval a pair, got {data!r:.80}")
+        estimate = cls(value, data["stat"], tuple(samples), data["unit"], tuple(interval), data["level"])
+        if estimate.stat == "share":
             expect = sum(samples) / len(samples)
         else:
-            if not all(_finite(s) for s in samples):
-                raise ValueError(f"an estimate's samples are finite numbers, got {samples!r:.80}")
-            expect = float((np.mean if data["stat"] == "mean" else np.median)(samples))
-        low, high = interval
-        if not math.isclose(value, expect, rel_tol=1e-9, abs_tol=1e-12) or not low <= value <= high:
-            raise ValueError(f"value {value} is not the {data['stat']} of its samples ({expect:.6g}) "
-                             f"inside its interval {interval}")
-        return cls(value, data["stat"], tuple(samples), data["unit"], (low, high), data["level"])
+            expect = float((np.mean if estimate.stat == "mean" else np.median)(samples))
+        if not math.isclose(value, expect, rel_tol=1e-9, abs_tol=1e-12):
+            raise ValueError(f"value {value} is not the {estimate.stat} of its samples ({expect:.6g})")
+        return estimate
 
 
 def _finite(value: object) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    """True for a finite int or float (not a bool, nor an int too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _flag(flag: object, unit: str) -> bool:
+    """``flag`` as a bool: a Python or NumPy bool, or a number equal to 0 or 1; else ``ValueError``."""
+    if isinstance(flag, bool | np.bool_ | int | np.integer | float | np.floating) and flag in (0, 1):
+        return bool(flag)
+    raise ValueError(f"a share over {unit} counts yes/no flags (bools), got {flag!r:.40}")
 
 
 def _check_count(n: int, unit: str) -> None:

@@ -122,6 +122,16 @@ def check_dask_address(address: str) -> str:
     return address
 
 
+def dask_address() -> str | None:
+    """The Dask scheduler in ``$INTERP_REPRO_DASK``; None when it is unset. Set but empty, or not an
+    address, it is a :class:`ConfigError`, not a silent local pool."""
+    address = os.environ.get(DASK_ENV)
+    if address is not None and not address.strip():
+        raise ConfigError(f"${DASK_ENV} is set but empty: unset it for a local pool, or give a scheduler "
+                          "address")
+    return None if address is None else check_dask_address(address)
+
+
 def _fingerprint() -> str:
     """What every worker must share with us: the library fingerprint and the dependency versions."""
     return f"{library_fingerprint()} ({dependency_versions()})"
@@ -278,7 +288,7 @@ def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None,
     todo = pending(jobs)
     if not todo:
         return [None] * len(jobs)
-    address = dask or (os.environ.get(DASK_ENV) if workers is None else None)
+    address = dask or (dask_address() if workers is None else None)
     if address:
         seconds = _on_dask(todo, address, desc)
     else:

@@ -19,8 +19,9 @@ def check_scale(scale: str) -> str:
 
 
 def default_scale() -> str:
-    """The scale a chapter runs at unless told otherwise: ``$INTERP_REPRO_SCALE`` or ``book``."""
-    value = os.environ.get(SCALE_ENV) or "book"
+    """The scale a chapter runs at unless told otherwise: ``$INTERP_REPRO_SCALE`` or ``book``; set
+    but empty, the variable is refused like any other unknown scale (``ValueError``)."""
+    value = os.environ.get(SCALE_ENV, "book")
     try:
         return check_scale(value)
     except ValueError as err:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import SCALES
 
 Value = float | int | bool
@@ -45,6 +46,7 @@ NOT_CHECKED = "not checked"
 _REQUIRED = {"id", "study", "kind", "statement", "source", "paper", "band", "expected"}
 _OPTIONAL = {"paper_value", "skip", "guard", "note"}
 _BOUND_KEYS = {"min", "max", "equals", "reason"}
+_TABLES = ("claims", "not_reproduced")
 
 
 @dataclass(frozen=True)
@@ -106,14 +108,43 @@ class Claim:
     paper_value: Value | None = None
     note: str = ""
 
-    def status(self, value: Value, interval: tuple[float, float] | None = None) -> str:
-        """``reproduced`` if ``value`` lies in the paper band; else ``inconclusive`` if its
-        ``interval`` (of an estimate over samples) reaches the band, and ``differs`` if not."""
+    @property
+    def boolean(self) -> bool:
+        """True for a yes/no claim (its band equals a bool); its values are bools, every other claim's
+        finite numbers."""
+        return isinstance(self.band.equals, bool)
+
+    def checked(self, value: object) -> Value:
+        """``value`` as a plain Python value of this claim's type (a NumPy or torch scalar unwrapped),
+        else ``ValueError`` (one line): a bool claim takes a bool, any other claim a finite int or
+        float, never a bool, NaN or infinity."""
+        if not isinstance(value, bool | int | float) and hasattr(value, "item"):
+            try:
+                value = value.item()
+            except (ValueError, RuntimeError):  # an array of many values
+                raise ValueError(f"claim {self.id} takes one value, got {value!r:.40}") from None
+        if self.boolean:
+            if not isinstance(value, bool):
+                raise ValueError(f"claim {self.id} is a yes/no claim: its value is a bool, got {value!r:.40}")
+            return value
+        if not _is_number(value):
+            raise ValueError(f"claim {self.id} takes a finite number, got {value!r:.40}")
+        return value
+
+    def status(self, value: object, interval: object = None) -> str:
+        """The one place a status is measured. ``reproduced`` if ``value`` lies in the paper band; else
+        ``inconclusive`` if its ``interval`` (of an estimate over samples) reaches the band, and
+        ``differs`` if not. ``ValueError`` for what no status can come from: a value of the wrong
+        type, NaN or infinity (:meth:`checked`), or an interval that is not two finite numbers around
+        the value."""
+        value = self.checked(value)
+        if interval is not None:
+            interval = _interval(self.id, value, interval)
         if self.band.passes(value):
             return STATUSES[0]
         return STATUSES[2] if interval is not None and self.band.reaches(*interval) else STATUSES[1]
 
-    def statuses_allowed(self, value: Value, interval: tuple[float, float] | None = None) -> set[str]:
+    def statuses_allowed(self, value: object, interval: object = None) -> set[str]:
         """The statuses that meet an expectation: the measured one, and where ``interval`` straddles
         an edge of the band (it holds values inside and outside it), both ``reproduced`` and
         ``inconclusive``, which its samples cannot tell apart."""
@@ -123,9 +154,23 @@ class Claim:
         return measured
 
 
+def _interval(cid: str, value: Value, interval: object) -> tuple[float, float]:
+    """``interval`` as (low, high), else ``ValueError``: two finite numbers with low <= value <= high."""
+    if (not isinstance(interval, tuple | list) or len(interval) != 2 or not all(map(_is_number, interval))
+            or not interval[0] <= value <= interval[1]):
+        raise ValueError(f"claim {cid}: an interval is two finite numbers around the value {value!r}, "
+                         f"got {interval!r:.60}")
+    return float(interval[0]), float(interval[1])
+
+
 def _is_number(value: object) -> bool:
-    """True for a finite int or float (not a bool)."""
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    """True for a finite int or float (not a bool, nor an int too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _text(where: str, name: str, value: object) -> str:
@@ -184,8 +229,8 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
         raise ValueError(f"claim {cid}: every scale needs an expected status or a skip reason, not both")
     if any(s not in STATUSES for s in expected.values()):
         raise ValueError(f"claim {cid}: expected statuses are {STATUSES}, got {expected}")
-    if any(not isinstance(why, str) or not why for why in skipped.values()):
-        raise ValueError(f"claim {cid}: a skip gives its reason as text")
+    for scale, why in skipped.items():
+        _text(f"claim {cid}", f"the skip reason at {scale}", why)
     guards = _per_scale(cid, "guard", raw.get("guard", {}))
     if set(STATUSES[1:]) & set(expected.values()) and not raw.get("note"):
         raise ValueError(f"claim {cid}: a claim expected to differ or be inconclusive needs a note "
@@ -203,8 +248,12 @@ def parse_claims(text: str) -> dict[str, Claim]:
     from interp_repro import STUDIES
 
     data = tomllib.loads(text)
+    unknown = sorted(set(data) - set(_TABLES))
+    if unknown:
+        raise ValueError(f"unknown keys or tables {unknown}: a claims file holds {_TABLES[0]} and "
+                         f"{_TABLES[1]} only, each an array of tables ([[claims]])")
     claims: dict[str, Claim] = {}
-    for raw in data.get("claims", []):
+    for raw in _tables(data, "claims"):
         claim = _parse(raw, STUDIES)
         if claim.id in claims:
             raise ValueError(f"claim {claim.id} is defined twice")
@@ -213,10 +262,31 @@ def parse_claims(text: str) -> dict[str, Claim]:
     return claims
 
 
+def _tables(data: dict, name: str) -> list[dict]:
+    """The array of tables ``name`` of the parsed ``data`` (empty when absent), else ``ValueError``."""
+    tables = data.get(name, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ValueError(f"{name} must be an array of tables ([[{name}]]), got {tables!r:.60}")
+    return tables
+
+
+def read_claims_file() -> str:
+    """The text of the claims file (:data:`CLAIMS_FILE`); :class:`ConfigError` (one line) if it cannot
+    be read as UTF-8."""
+    try:
+        return CLAIMS_FILE.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read the claims file {CLAIMS_FILE} ({err})") from None
+
+
 @cache
 def load_claims() -> dict[str, Claim]:
-    """Every claim in the package's ``claims.toml``."""
-    return parse_claims(CLAIMS_FILE.read_text())
+    """Every claim in the package's ``claims.toml``: the one reader of that file, which every command
+    uses; :class:`ConfigError` (one line, naming the file) for one that is not a valid registry."""
+    try:
+        return parse_claims(read_claims_file())
+    except ValueError as err:
+        raise ConfigError(f"the claims file {CLAIMS_FILE}: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -239,7 +309,7 @@ def _not_reproduced(data: dict, claim_ids: set[str]) -> list[NotReproduced]:
 
     fields = {"id", "study", "statement", "source", "paper", "why"}
     seen = set(claim_ids)
-    for raw in data.get("not_reproduced", []):
+    for raw in _tables(data, "not_reproduced"):
         where = f"not_reproduced {raw.get('id', '<no id>')}"
         if set(raw) != fields:
             raise ValueError(f"{where}: give exactly {sorted(fields)}")
@@ -250,12 +320,14 @@ def _not_reproduced(data: dict, claim_ids: set[str]) -> list[NotReproduced]:
         if raw["id"] in seen:
             raise ValueError(f"{where} is defined twice")
         seen.add(raw["id"])
-    return [NotReproduced(**raw) for raw in data.get("not_reproduced", [])]
+    return [NotReproduced(**raw) for raw in _tables(data, "not_reproduced")]
 
 
 def load_not_reproduced(text: str | None = None) -> list[NotReproduced]:
     """The ``[[not_reproduced]]`` entries of ``text`` (default: the package's ``claims.toml``)."""
-    text = CLAIMS_FILE.read_text() if text is None else text
+    if text is None:
+        load_claims()  # the package's file, validated once (ConfigError if it is not valid)
+        text = read_claims_file()
     return _not_reproduced(tomllib.loads(text), set(parse_claims(text)))
 
 

@@ -23,7 +23,7 @@ from interp_repro.core.errors import ConfigError
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.scales import check_scale
 from interp_repro.core.validate import check_writable_dir, env_path
-from interp_repro.reproduction.claims import Value, load_claims, load_not_reproduced, study_claims
+from interp_repro.reproduction.claims import Claim, Value, load_claims, load_not_reproduced, study_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
 
@@ -50,10 +50,20 @@ def check_record_path() -> Path:
     right shape (checked before a run)."""
     path = record_path()
     check_writable_dir(f"the folder of the record file (${RECORD_ENV})", path.parent)
-    if path.is_dir():
-        raise ConfigError(f"the record file (${RECORD_ENV}) {path} is a folder")
+    for what, file in (("the record file", path), ("the record file's lock", _lock_path(path))):
+        if file.is_dir():
+            raise ConfigError(f"{what} (${RECORD_ENV}) {file} is a folder")
+        if file.exists() and not os.access(file, os.R_OK | os.W_OK):
+            raise ConfigError(f"{what} (${RECORD_ENV}) {file} cannot be read and written: fix its "
+                              "permissions")
     load_records(path)
     return path
+
+
+def _lock_path(path: Path) -> Path:
+    """The lock file beside the record file ``path``, which runs that record at the same time take
+    turns on."""
+    return path.with_name(path.name + ".lock")
 
 
 def _refuse_constant(name: str) -> None:
@@ -61,10 +71,11 @@ def _refuse_constant(name: str) -> None:
 
 
 def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
-    """The record file as {scale: {claim_id: entry}}; empty if there is none yet. :class:`ConfigError`
-    (one line) unless the whole file has that shape: each entry an object with a finite number or
-    bool ``value``, text ``recorded_at`` and ``lib`` and, if any, an ``estimate`` whose statistic of
-    its samples is ``value``."""
+    """The record file as {scale: {claim_id: entry}}; empty if there is none yet. The one reader of
+    that file, which every command uses: :class:`ConfigError` (one line, naming the file and what is
+    wrong) unless the whole file has that shape: each entry an object with ``recorded_at`` and ``lib``
+    as text, a ``value`` of its claim's type (a bool for a yes/no claim, else a finite number:
+    ``Claim.checked``) and, if any, an ``estimate`` whose statistic of its samples is ``value``."""
     path = path or record_path()
     if not path.exists():
         return {}
@@ -73,25 +84,37 @@ def load_records(path: Path | None = None) -> dict[str, dict[str, dict]]:
         data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
         raise ConfigError(f"record file {path} is not valid JSON ({err}); {fix}") from None
+    except RecursionError:
+        raise ConfigError(f"record file {path} is nested deeper than a record file is; {fix}") from None
     except OSError as err:
         raise ConfigError(f"cannot read record file {path} ({err.strerror or err})") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError(f"record file {path} should hold an object keyed by scale, each an object keyed "
                           f"by claim id; {fix}")
+    claims = load_claims()
     for scale, entries in data.items():
         for claim_id, entry in entries.items():
-            if not (isinstance(entry, dict) and _is_value(entry.get("value"))
-                    and isinstance(entry.get("recorded_at"), str) and isinstance(entry.get("lib"), str)):
-                raise ConfigError(f"record file {path}: the entry of {claim_id} at {scale} should be an "
-                                  f"object with a finite value, recorded_at and lib, got {entry!r:.60}; "
-                                  f"{fix}")
-            if "estimate" in entry:
-                try:
-                    Estimate.from_dict(entry["value"], entry["estimate"])
-                except ValueError as err:
-                    raise ConfigError(f"record file {path}: the estimate of {claim_id} at {scale}: {err}; "
-                                      f"{fix}") from None
+            try:
+                _check_entry(claims.get(claim_id), entry)
+            except ValueError as err:
+                raise ConfigError(f"record file {path}: the entry of {claim_id} at {scale}: {err}; "
+                                  f"{fix}") from None
     return data
+
+
+def _check_entry(claim: Claim | None, entry: object) -> None:
+    """``ValueError`` unless ``entry`` is a record entry of ``claim`` (None: a claim the registry no
+    longer has, whose value need only be a bool or a finite number)."""
+    if not (isinstance(entry, dict) and isinstance(entry.get("recorded_at"), str)
+            and isinstance(entry.get("lib"), str) and "value" in entry):
+        raise ValueError(f"an entry is an object with a value, recorded_at and lib, got {entry!r:.60}")
+    value = entry["value"]
+    if claim is not None:
+        value = claim.checked(value)
+    elif not _is_value(value):
+        raise ValueError(f"a value is a bool or a finite number, got {value!r:.40}")
+    if "estimate" in entry:
+        Estimate.from_dict(value, entry["estimate"])
 
 
 def entry_estimate(entry: dict) -> Estimate | None:
@@ -100,8 +123,13 @@ def entry_estimate(entry: dict) -> Estimate | None:
 
 
 def _is_value(value: object) -> bool:
-    """True for a claim value as stored: a bool, or a finite int or float."""
-    return isinstance(value, bool) or (isinstance(value, int | float) and math.isfinite(value))
+    """True for a value as stored: a bool, or a finite int or float (one a float can hold)."""
+    if isinstance(value, bool):
+        return True
+    try:
+        return isinstance(value, int | float) and math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _plain(name: str, value: Value) -> Value:
@@ -126,25 +154,31 @@ def record(claim_id: str, value: Value | Estimate, scale: str) -> Value:
     claims = load_claims()
     if claim_id not in claims:
         raise KeyError(f"unknown claim {claim_id!r}: add it to interp_repro/reproduction/claims.toml first")
-    estimate = value if isinstance(value, Estimate) else None
-    value = _plain(claim_id, value.value if estimate else value)
     claim = claims[claim_id]
-    _glue(claim_id, value)
-    _glue(f"{claim_id}.status", claim.status(value, estimate and estimate.interval), markdown=True)
-    path = record_path()
+    estimate = value if isinstance(value, Estimate) else None
+    value = claim.checked(value.value if estimate else value)
+    status = claim.status(value, estimate and estimate.interval)  # refuses what has no status
     entry = {"value": value, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
              "lib": library_fingerprint(claim.study)}
     if estimate:
         entry["estimate"] = estimate.as_dict()
+    _check_entry(claim, entry)  # what load_records will accept, checked before anything is written
+    _glue(claim_id, value)
+    _glue(f"{claim_id}.status", status, markdown=True)
+    path = record_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as lock:
+    with open(_lock_path(path), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         data = load_records(path)
         data.setdefault(scale, {})[claim_id] = entry
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True, allow_nan=False)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True, allow_nan=False)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return value
 
 

@@ -30,15 +30,22 @@ class Outcome:
 
     claim: Claim
     scale: str
-    value: Value | None  # None: not recorded by the current library
+    value: Value | None  # None: not recorded by the current library, or invalid
     estimate: Estimate | None = None  # the samples and interval of a value over seeds or clusters
+    invalid: str = ""  # why the value a claims function returned can have no status (NaN, a wrong type)
 
     @classmethod
-    def of(cls, claim: Claim, scale: str, value: Value | Estimate) -> "Outcome":
-        """The outcome of a value as a claims function returns it (a plain value or an estimate)."""
-        if isinstance(value, Estimate):
-            return cls(claim, scale, value.value, value)
-        return cls(claim, scale, value)
+    def of(cls, claim: Claim, scale: str, value: object) -> "Outcome":
+        """The outcome of a value as a claims function returns it (a plain value or an estimate). One
+        that no status can come from (``Claim.status`` refuses it: NaN, infinity, a wrong type, an
+        estimate with no samples) gives an outcome with no status that fails, saying why."""
+        estimate = value if isinstance(value, Estimate) else None
+        try:
+            plain = claim.checked(estimate.value if estimate else value)
+            claim.status(plain, estimate and estimate.interval)
+        except ValueError as err:
+            return cls(claim, scale, None, invalid=str(err))
+        return cls(claim, scale, plain, estimate)
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -49,7 +56,7 @@ class Outcome:
     def status(self) -> str | None:
         """The measured status (``reproduced``, ``differs`` or ``inconclusive``); None if skipped or
         not recorded."""
-        if self.scale in self.claim.skipped or self.value is None:
+        if self.scale in self.claim.skipped or self.value is None or self.invalid:
             return None
         return self.claim.status(self.value, self.interval)
 
@@ -79,10 +86,10 @@ class Outcome:
 
     @property
     def result(self) -> str:
-        """``pass`` (the measured status is the expected one and the guard holds), ``FAIL``,
-        ``not run``, or :data:`NOT_CHECKED` where the claim's status is skipped at this scale (its
-        guard still fails the outcome)."""
-        if self.guard == "FAIL":
+        """``pass`` (the measured status is the expected one and the guard holds), ``FAIL`` (so is a
+        value no status can come from), ``not run``, or :data:`NOT_CHECKED` where the claim's status
+        is skipped at this scale (its guard still fails the outcome)."""
+        if self.guard == "FAIL" or self.invalid:
             return "FAIL"
         if self.scale in self.claim.skipped:
             return NOT_CHECKED
@@ -94,6 +101,8 @@ class Outcome:
     def message(self) -> str:
         """One line naming the claim, the paper's value and band, ours, the statuses and the guard."""
         c = self.claim
+        if self.invalid:
+            return f"{c.id}: no status at {self.scale}: {self.invalid} -> {self.result}"
         guard = c.guards.get(self.scale)
         guarded = f"; guard {guard.describe()} ({guard.reason}): {self.guard}" if guard else ""
         if self.scale in c.skipped:
@@ -118,7 +127,8 @@ class Outcome:
                 "estimate": self.estimate.as_dict() if self.estimate else None,
                 "status": self.status, "to_decide": self.to_decide,
                 "expected": self.expected, "guard": guard.describe() if guard else None,
-                "guard_result": self.guard if guard else None, "result": self.result}
+                "guard_result": self.guard if guard else None, "invalid": self.invalid or None,
+                "result": self.result}
 
 
 def check_records(scale: str, records: dict | None = None, study: str | None = None,
