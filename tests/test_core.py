@@ -317,7 +317,7 @@ def test_an_unreadable_entry_is_a_clear_error_and_is_kept(monkeypatch):
     def denied(file, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(file))
 
-    monkeypatch.setattr(np, "load", denied)
+    monkeypatch.setattr(cache_mod, "open", denied, raising=False)  # the module's open(), not the builtin
     with pytest.raises(ConfigError, match=rf"cannot read cache entry {re.escape(str(path))} \(Permission"):
         cached("ns", {"n": 3}, compute)
     assert entries() == [path] and compute.calls == 1
@@ -361,7 +361,8 @@ def test_cache_usage_counts_entries_and_bytes_per_study():
     sizes = {p.relative_to(cache_dir()).parts[0]: 0 for p in cache_dir().rglob("*.npz")}
     for p in cache_dir().rglob("*.npz"):
         sizes[p.relative_to(cache_dir()).parts[0]] += p.stat().st_size
-    assert cache_mod.cache_usage() == {"superposition": (2, sizes["superposition"]), "ns": (1, sizes["ns"])}
+    assert cache_mod.cache_usage() == {"superposition": (2, sizes["superposition"], 0),
+                                       "ns": (1, sizes["ns"], 0)}  # (entries, bytes, corrupt)
 
 
 @pytest.mark.parametrize("arrays", [{"__x": np.zeros(2)},

@@ -4,12 +4,20 @@ The namespace starts with the study's name (``superposition/intro``), so the fin
 that study's code and the shared code only.
 
 Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles) that names the key, the
-namespace and the library fingerprint that wrote it. Writes go to a temporary file that is renamed into
-place, so a reader never sees half an entry. A corrupt entry (not a zip, truncated, a missing array, a
-header that does not match its key) is deleted and recomputed with a warning; one this process may not
-read raises :class:`ConfigError` and is left alone. :func:`prune` deletes the entries older library code
-wrote (no run can reach them any more) and stale temporary files; the claim records live elsewhere
-(``core.records``), so pruning or deleting the cache folder never loses them.
+namespace, the library fingerprint that wrote it, its arrays and those of them that may hold NaN or
+infinity by design. Writes go to a temporary file that is renamed into place, so a reader never sees
+half an entry. :func:`cached` stores no empty result and no NaN or infinity outside the arrays its
+caller declares (``nonfinite``): it raises ``ValueError`` and writes nothing.
+
+Every reader (:func:`cached`, :func:`prune`, :func:`install`, :func:`cache_usage`) goes through
+:func:`read_entry`, so all of them agree on what a valid entry is. Anything else (not a zip, a lone
+``.npy``, truncated, a header that is no JSON object of the right fields or does not match the entry's
+key, a missing array, an array of objects, NaN or infinity in an undeclared array) is a
+:class:`CorruptEntry`: :func:`cached` deletes it and recomputes with a warning, :func:`prune` deletes
+it, :func:`cache_usage` counts it. An entry this process may not open raises :class:`ConfigError` and
+is left alone. :func:`prune` also deletes the entries older library code wrote (no run can reach them
+any more) and stale temporary files; the claim records live elsewhere (``core.records``), so pruning or
+deleting the cache folder never loses them.
 
 Two switches serve ``core.parallel``: :func:`journal` lists the entries a computation writes (so a
 worker can send them back), and :func:`probing` makes a missing entry raise :class:`NotCached`
@@ -27,12 +35,13 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+import zlib
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 
@@ -44,11 +53,22 @@ from interp_repro.core.validate import check_writable_dir, env_path
 CACHE_ENV = "INTERP_REPRO_CACHE"
 DEPENDENCIES = ("torch", "numpy", "scipy")
 """Libraries whose versions are part of the fingerprint: they change numbers."""
-CORRUPT = (ValueError, KeyError, EOFError, zipfile.BadZipFile)
-"""What reading a damaged entry raises (an ``OSError`` is a problem of access, not of the entry)."""
+CORRUPT = (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile, zlib.error, NotImplementedError)
+"""What parsing the bytes of an opened entry raises when they are damaged (an ``OSError`` too: a
+damaged zip directory asks for a seek outside the file); an ``OSError`` on opening it is a problem of
+access, not of the entry."""
 log = logging.getLogger(__name__)
 
 _state = threading.local()  # per thread: a Dask worker may run several jobs at once
+
+
+class CorruptEntry(ValueError):
+    """An entry that is not the valid entry of its key; the message (one line) names the file and what
+    is wrong with it. Every reader treats it alike: deleted (and, by :func:`cached`, recomputed)."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(f"corrupt cache entry {path}: {problem}")
+        self.problem = problem
 
 
 class NotCached(LookupError):
@@ -208,26 +228,88 @@ def _entry_path(namespace: str, key: str) -> Path:
     return cache_dir() / _check_namespace(namespace) / f"{key}.npz"
 
 
-def _read(path: Path, key: str | None = None) -> tuple[dict, Arrays]:
-    """An entry's header and arrays (no arrays unless ``key`` is given, which the header must match)."""
-    with np.load(path, allow_pickle=False) as data:
-        header = json.loads(str(data["__header__"]))
-        if key is None:
-            return header, {}
-        if header.get("key") != key:
-            raise ValueError(f"header key {header.get('key')!r} does not match {key!r}")
-        return header, {name: data[name] for name in header["arrays"]}
+def _nonfinite_count(array: np.ndarray) -> int:
+    """How many NaN or infinite values ``array`` holds (0 for an array of integers, bools or text)."""
+    return int(np.count_nonzero(~np.isfinite(array))) if array.dtype.kind in "fc" else 0
 
 
-def _unreadable(path: Path, err: OSError) -> ConfigError:
-    return ConfigError(f"cannot read cache entry {path} ({err.strerror or err}): fix its permissions or "
-                       "delete it")
+def _names(value: Any) -> bool:
+    """Whether ``value`` is a list of array names (strings not starting with ``__``)."""
+    return isinstance(value, list) and all(isinstance(n, str) and not n.startswith("__") for n in value)
 
 
-def _write(path: Path, namespace: str, key: str, arrays: Arrays) -> None:
+def _header_problem(header: Any, files: list[str], namespace: str, key: str) -> str | None:
+    """What is wrong with an entry's parsed ``__header__`` (``files``: the arrays the archive holds),
+    or None if it is the header of ``key`` under ``namespace``."""
+    if not isinstance(header, dict):
+        return f"its __header__ is a JSON {type(header).__name__}, not an object"
+    if not all(isinstance(header.get(field), str) for field in ("key", "ns", "lib")):
+        return "its __header__ lacks one of the strings key, ns, lib"
+    if not _names(header.get("arrays")) or not _names(header.get("nonfinite", [])):
+        return "its __header__'s arrays (or nonfinite) is not a list of array names"
+    if header["key"] != key or header["ns"] != namespace:
+        return f"its __header__ names {header['ns']}/{header['key']}, not {namespace}/{key}"
+    missing = [name for name in header["arrays"] if name not in files]
+    if missing:
+        return f"the arrays {missing} its __header__ lists are missing"
+    if not set(header.get("nonfinite", [])) <= set(header["arrays"]):
+        return "its __header__'s nonfinite names arrays it does not list"
+    return None
+
+
+def _parse(path: Path, file: IO[bytes], namespace: str, key: str) -> tuple[dict[str, Any], Arrays]:
+    """The header and arrays in the opened entry ``file``; :class:`CorruptEntry` for anything it finds
+    wrong, one of :data:`CORRUPT` where NumPy or zipfile cannot read the bytes."""
+    if not file.read(6).startswith((b"PK\x03\x04", b"\x93NUMPY")):  # else NumPy would suggest unpickling
+        raise CorruptEntry(path, "it is no npz archive (nor a .npy file)")
+    file.seek(0)
+    data = np.load(file, allow_pickle=False)
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise CorruptEntry(path, f"it holds a lone {data.dtype} array (a .npy file), not an npz archive")
+    with data:
+        raw = data["__header__"] if "__header__" in data.files else np.array(None)
+        if raw.dtype.kind != "U" or raw.ndim:
+            raise CorruptEntry(path, "it has no __header__ string")
+        header = json.loads(raw.item())
+        problem = _header_problem(header, data.files, namespace, key)
+        if problem:
+            raise CorruptEntry(path, problem)
+        arrays = {name: data[name] for name in header["arrays"]}
+    allowed = set(header.get("nonfinite", []))
+    for name, array in arrays.items():
+        bad = 0 if name in allowed else _nonfinite_count(array)
+        if bad:
+            raise CorruptEntry(path, f"its array {name!r} holds {bad} NaN or infinite values, undeclared")
+    return header, arrays
+
+
+def read_entry(path: Path, namespace: str, key: str) -> tuple[dict[str, Any], Arrays]:
+    """The header and arrays of the entry at ``path``, which must be the valid entry of ``key`` under
+    ``namespace``: an npz archive (no pickles, no objects) whose ``__header__`` is a JSON object with
+    the strings ``key``, ``ns`` (these two matching), ``lib``, and ``arrays`` (and optionally
+    ``nonfinite``) a list of names of arrays it holds, NaN or infinity only in those ``nonfinite``
+    names. Anything else raises :class:`CorruptEntry` (a missing file too: a dangling link, or an entry
+    deleted meanwhile); an entry this process may not open raises :class:`ConfigError`."""
+    try:
+        file = open(path, "rb")  # an error here is one of access; one while parsing, of the bytes
+    except FileNotFoundError:
+        raise CorruptEntry(path, "the file is missing (a dangling link?)") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read cache entry {path} ({err.strerror or err}): fix its permissions "
+                          "or delete it") from None
+    with file:
+        try:
+            return _parse(path, file, namespace, key)
+        except CorruptEntry:
+            raise
+        except CORRUPT as err:
+            raise CorruptEntry(path, " ".join(f"{type(err).__name__}: {err}".split())) from None
+
+
+def _write(path: Path, namespace: str, key: str, arrays: Arrays, nonfinite: Collection[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     header = json.dumps({"key": key, "ns": namespace, "lib": library_fingerprint(_study_of(namespace)),
-                         "arrays": sorted(arrays)})
+                         "arrays": sorted(arrays), "nonfinite": sorted(set(nonfinite) & set(arrays))})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -271,12 +353,13 @@ def entry_bytes(path: Path) -> tuple[str, bytes]:
 def install(relative: str, data: bytes) -> None:
     """Store an entry sent by another machine (see :func:`entry_bytes`), unless one is already here.
 
-    The bytes must be a readable entry whose header matches its file name, else ``ValueError``."""
+    The bytes must be the valid entry (:func:`read_entry`) its path names, else ``ValueError``."""
     parts = relative.split("/")
     key = parts[-1].removesuffix(".npz")
     if len(parts) < 2 or not re.fullmatch(r"[0-9a-f]{24}\.npz", parts[-1]):
         raise ValueError(f"not a cache entry path: {relative!r}")
-    path = _entry_path("/".join(parts[:-1]), key)
+    namespace = "/".join(parts[:-1])
+    path = _entry_path(namespace, key)
     if path.exists():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -284,42 +367,59 @@ def install(relative: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        _read(Path(tmp), key)
+        read_entry(Path(tmp), namespace, key)
         os.replace(tmp, path)
-    except (OSError, *CORRUPT) as err:
+    except CorruptEntry as err:
         Path(tmp).unlink(missing_ok=True)
-        raise ValueError(f"received cache entry {relative!r} is not valid: {err}") from err
+        raise ValueError(f"received cache entry {relative!r} is not valid: {err.problem}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def cached(namespace: str, config: Any, compute: Callable[[], Arrays]) -> Arrays:
+def _check_storable(namespace: str, arrays: Arrays, nonfinite: Collection[str]) -> None:
+    """``ValueError`` (one line) unless ``arrays`` may be stored: at least one array, no name starting
+    with ``__``, no objects, NaN or infinity only in the arrays named in ``nonfinite``."""
+    if isinstance(nonfinite, str):
+        raise TypeError(f"{namespace}: nonfinite names arrays in a collection, not the string {nonfinite!r}")
+    if not arrays:
+        raise ValueError(f"{namespace}: the computation returned no arrays; an empty result is not cached")
+    bad = [name for name in arrays if name.startswith("__") or arrays[name].dtype == object]
+    if bad:
+        raise ValueError(f"{namespace}: cannot cache arrays {bad}: names may not start with '__', no objects")
+    for name in sorted(set(arrays) - set(nonfinite)):
+        count = _nonfinite_count(arrays[name])
+        if count:
+            raise ValueError(f"{namespace}: array {name!r} holds {count} NaN or infinite values of "
+                             f"{arrays[name].size}; not cached (cached(..., nonfinite=...) declares the "
+                             "arrays where they are meaningful)")
+
+
+def cached(namespace: str, config: Any, compute: Callable[[], Arrays], *,
+           nonfinite: Collection[str] = ()) -> Arrays:
     """Return ``compute()``'s arrays for ``config``, from the cache when a valid entry exists.
 
-    ``compute`` must return a dict of NumPy arrays (names must not start with ``__``). It runs on one
-    CPU thread (``core.device.cpu_threads``), so what it stores is the same whatever the machine's
-    core count and however many workers share it. A corrupt or partial entry is logged, deleted and
-    recomputed; one that cannot be read (its permissions) raises :class:`ConfigError`.
+    ``compute`` must return a non-empty dict of NumPy arrays (names must not start with ``__``), finite
+    but for the arrays named in ``nonfinite``, where the caller declares NaN or infinity meaningful;
+    else ``ValueError`` and nothing is stored. It runs on one CPU thread (``core.device.cpu_threads``),
+    so what it stores is the same whatever the machine's core count and however many workers share it.
+    A corrupt entry (:class:`CorruptEntry`) is logged, deleted and recomputed; one that cannot be read
+    (its permissions) raises :class:`ConfigError`.
     """
     key = cache_key(namespace, config)
     path = _entry_path(namespace, key)
     if path.exists():
         try:
-            return _read(path, key)[1]
-        except CORRUPT as err:
-            log.warning("discarding corrupt cache entry %s (%s); recomputing", path, err)
+            return read_entry(path, namespace, key)[1]
+        except CorruptEntry as err:
+            log.warning("discarding %s; recomputing", err)
             path.unlink(missing_ok=True)
-        except OSError as err:
-            raise _unreadable(path, err) from None
     if getattr(_state, "probing", False):
         raise NotCached(f"{namespace}: {key}")
     with cpu_threads(1):
         arrays = {name: np.asarray(value) for name, value in compute().items()}
-    bad = [name for name in arrays if name.startswith("__") or arrays[name].dtype == object]
-    if bad:
-        raise ValueError(f"cannot cache arrays {bad}: names may not start with '__', no objects")
-    _write(path, namespace, key, arrays)
+    _check_storable(namespace, arrays, nonfinite)
+    _write(path, namespace, key, arrays, nonfinite)
     return arrays
 
 
@@ -329,29 +429,45 @@ def is_cached(namespace: str, config: Any) -> bool:
 
 
 def _entries(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.npz") if not p.name.startswith(".tmp-"))
+    """The entry files under ``root`` (not the temporary files of running writes, nor folders)."""
+    return sorted(p for p in root.rglob("*.npz") if not p.name.startswith(".tmp-") and not p.is_dir())
 
 
-def cache_usage() -> dict[str, tuple[int, int]]:
-    """(entries, bytes) per study, i.e. per first part of the namespace, in the cache folder."""
+def _header(path: Path, root: Path) -> dict[str, Any] | None:
+    """The header of the entry at ``path`` under the cache folder ``root``, None if it is corrupt;
+    :class:`ConfigError` if it cannot be opened."""
+    try:
+        return read_entry(path, path.parent.relative_to(root).as_posix(), path.stem)[0]
+    except CorruptEntry:
+        return None
+
+
+class Usage(NamedTuple):
+    """What a study holds in the cache folder."""
+
+    entries: int
+    bytes: int
+    corrupt: int
+    """How many of the entries are corrupt (:class:`CorruptEntry`): :func:`prune` deletes them."""
+
+
+def cache_usage() -> dict[str, Usage]:
+    """Entries, bytes and corrupt entries per study, i.e. per first part of the namespace, in the cache
+    folder; :class:`ConfigError` if an entry cannot be opened."""
     root, usage = cache_dir(), {}
     for path in _entries(root):
         study = path.relative_to(root).parts[0]
-        count, size = usage.get(study, (0, 0))
-        usage[study] = (count + 1, size + path.lstat().st_size)  # lstat: a dangling link counts, as a link
+        count, size, corrupt = usage.get(study, Usage(0, 0, 0))
+        size += path.lstat().st_size  # lstat: a dangling link counts, as a link
+        usage[study] = Usage(count + 1, size, corrupt + (_header(path, root) is None))
     return usage
 
 
 def _outdated(path: Path, root: Path) -> bool:
-    """Whether the entry at ``path`` is corrupt, has no fingerprint, or another than its study's today."""
-    try:
-        header = _read(path)[0]
-    except CORRUPT:
-        return True
-    except OSError as err:
-        raise _unreadable(path, err) from None
-    namespace = path.parent.relative_to(root).as_posix()
-    return header.get("lib") != library_fingerprint(_study_of(namespace))
+    """Whether the entry at ``path`` is corrupt or was written by other library code than its study's
+    today."""
+    header = _header(path, root)
+    return header is None or header["lib"] != library_fingerprint(_study_of(header["ns"]))
 
 
 def _older_than(path: Path, seconds: float) -> bool:
@@ -363,8 +479,8 @@ def _older_than(path: Path, seconds: float) -> bool:
 
 def prune(tmp_age: float = 3600.0) -> list[Path]:
     """Delete the entries no run can reach any more (written by other library code than their study's
-    today, with no fingerprint in their header, or corrupt) and the temporary files older than
-    ``tmp_age`` seconds (left by a killed run). Returns the deleted paths."""
+    today, or corrupt) and the temporary files older than ``tmp_age`` seconds (left by a killed run).
+    Returns the deleted paths; :class:`ConfigError` (nothing deleted) if an entry cannot be opened."""
     root = cache_dir()
     stale = [p for p in _entries(root) if _outdated(p, root)]
     stale += [p for p in sorted(root.rglob(".tmp-*")) if _older_than(p, tmp_age)]
