@@ -4,6 +4,8 @@ infinity; models refuse shapes they cannot train."""
 
 import dataclasses
 import math
+import types
+import typing
 
 import numpy as np
 import pytest
@@ -12,7 +14,8 @@ import torch
 from interp_repro.abstraction import measures as am
 from interp_repro.abstraction.experiments import ablation, linear, nonlinear
 from interp_repro.core import cache, cached, numpy_rng, torch_generator
-from interp_repro.core.presets import Preset
+from interp_repro.core.presets import Preset, seed_offset
+from interp_repro.core.seeding import MAX_SEED, SEED_LIMIT
 from interp_repro.modular_addition import experiments as modular_addition
 from interp_repro.modular_addition import measures as ma
 from interp_repro.reproduction.claims import load_claims
@@ -66,6 +69,202 @@ def test_every_config_refuses_a_bad_value_of_each_field_naming_it(cfg, name, bad
     with pytest.raises(ValueError, match=name) as err:
         dataclasses.replace(cfg, **{name: bad})
     assert "\n" not in str(err.value)
+
+
+ZERO_ALLOWED = {"seed", "weight_decay", "full_rips_clusters", "warmup", "full_replay_share", "nu_x", "nu_y",
+                "noise_x", "nus", "nu_xs", "noise_xs", "sparsities"}
+"""Fields (or tuple fields whose items) that may legitimately be 0."""
+
+
+def _wrong_values(tp, name: str) -> list:
+    """Values of the wrong type or range for a field annotated ``tp``: a string, True where a number is
+    meant, [], None, NaN, inf, a negative number, 0 where a positive is needed, a float where an int is,
+    a complex number; for a tuple field, also a tuple holding one wrong item."""
+    common = ["x", True, [], math.nan, math.inf, -1, 1 + 2j, np.complex128(1)]
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):  # X | None: None is allowed
+        inner = next(a for a in typing.get_args(tp) if a is not type(None))
+        return [v for v in _wrong_values(inner, name) if v is not None]
+    if typing.get_origin(tp) is tuple:
+        args = typing.get_args(tp)
+        items = args[:1] if args[1:] == (Ellipsis,) else args
+        return [v for v in common if v != "x"] + [None, (), "nope"] + [
+            (bad,) for bad in _wrong_values(items[0], name)]
+    if tp in (int, float):
+        zero = [0] if name not in ZERO_ALLOWED else []
+        return [*common, None, "0.5", *zero] + ([1.5] if tp is int else [])
+    if tp is str:
+        return ["nope", True, [], None, 1.5, 1 + 2j]
+    return ["nope", True, [], None, 1.5]  # a nested config
+
+
+TYPE_CASES = [pytest.param(cfg, field.name, id=f"{type(cfg).__name__}.{field.name}")
+              for cfg in _configs() for field in dataclasses.fields(cfg)]
+
+
+@pytest.mark.parametrize(("cfg", "name"), TYPE_CASES)
+def test_every_field_refuses_a_value_of_the_wrong_type_with_one_value_error_naming_it(cfg, name):
+    tp = typing.get_type_hints(type(cfg))[name]
+    for bad in _wrong_values(tp, name):
+        if isinstance(bad, tuple) and bad and typing.get_origin(tp) is tuple:
+            bad = bad + getattr(cfg, name)[1:]  # one wrong item among valid ones
+        with pytest.raises(ValueError, match=name) as err:
+            dataclasses.replace(cfg, **{name: bad})
+        assert "\n" not in str(err.value), bad
+
+
+def test_a_string_nu_is_refused_not_trained_under_another_cache_key():
+    for cfg in _configs():
+        for name in ("nu_x", "nu_y"):
+            if hasattr(cfg, name):
+                with pytest.raises(ValueError, match=f"{name} must be a finite real number"):
+                    dataclasses.replace(cfg, **{name: "0.5"})
+
+
+def test_eval_every_zero_is_a_value_error_not_a_division_by_zero():
+    with pytest.raises(ValueError, match="eval_every must be a positive integer"):
+        modular_addition.ModAddConfig.preset("ci", eval_every=0)
+
+
+def test_valid_configs_keep_their_values_and_types():
+    cfg = modular_addition.ModAddConfig.preset("ci", lr=1, seed=np.int64(3))
+    assert type(cfg.lr) is int and type(cfg.seed) is np.int64
+
+
+# --- seeds fit the generators ---------------------------------------------------------------------
+
+
+def test_max_seed_leaves_room_for_the_seeds_derived_from_it():
+    torch_generator(MAX_SEED + 1000), numpy_rng(MAX_SEED + 1000)
+    assert MAX_SEED + 2**63 == SEED_LIMIT - 1
+
+
+@pytest.mark.parametrize("cls", [superposition.IntroConfig, modular_addition.ModAddConfig,
+                                 linear.LinearConfig, ablation.AblationConfig, schur.CopyConfig])
+def test_a_shifted_seed_beyond_max_seed_is_refused_when_the_config_is_built(cls):
+    with seed_offset(MAX_SEED):
+        assert cls.preset("ci").seed == MAX_SEED
+        with pytest.raises(ValueError, match="seed must be an integer in \\[0, 2\\*\\*63 - 1\\]"):
+            cls.preset("ci", seed=1)
+    with pytest.raises(ValueError, match="^seed must"):
+        cls.preset("ci", seed=MAX_SEED + 1)
+
+
+@pytest.mark.parametrize("offset", [MAX_SEED + 1, 2**64, -1, True, 1.0])
+def test_seed_offset_refuses_an_offset_above_max_seed(offset):
+    with pytest.raises(ValueError, match="seed offset must be an integer in"), seed_offset(offset):
+        pass
+
+
+# --- measures refuse the wrong shape, complex and object arrays, and empty input --------------------
+
+WRONG_LENGTH = [np.linspace(1, 0.6, 7), np.linspace(1, 0.6, 9), np.ones((8, 1)), 0.9]
+
+
+@pytest.mark.parametrize("accuracy", WRONG_LENGTH, ids=["7", "9", "8x1", "scalar"])
+@pytest.mark.parametrize("measure", [sm.cc_pairs_gap, sm.cr_lowest, lambda a: sm.accuracy_drop(a, {"RR"}),
+                                     sm.profile_holds], ids=["cc_pairs_gap", "cr_lowest", "accuracy_drop",
+                                                             "profile_holds"])
+def test_a_profile_reading_refuses_an_accuracy_vector_not_of_eight(measure, accuracy):
+    with pytest.raises(ValueError, match="accuracy must"):
+        measure(accuracy)
+
+
+LABELS = np.array([(s, c) for s in (1, -1) for c in (1, -1)] * 3)
+REPS = np.random.default_rng(1).normal(size=(12, 3)) + LABELS[:, :1]
+CURVES = {"steps": np.arange(4) * 10, "test_acc": np.array([0.2, 0.5, 1.0, 1.0])}
+LOGITS = np.random.default_rng(2).normal(size=(5, 5, 5))
+
+
+def _as(x, dtype) -> np.ndarray:
+    """``x`` as an array of ``dtype`` (complex or object)."""
+    return np.asarray(x).astype(dtype)
+
+
+TYPED = {
+    "abstraction.probe_transfer": lambda t: am.probe_transfer(_as(REPS, t), LABELS),
+    "abstraction.probe_transfer labels": lambda t: am.probe_transfer(REPS, _as(LABELS, t)),
+    "abstraction.whitened_abstraction": lambda t: am.whitened_abstraction(_as(REPS, t), LABELS),
+    "abstraction.abstraction_score": lambda t: am.abstraction_score(_as(REPS, t), LABELS),
+    "abstraction.depth_profile_deviation": lambda t: am.depth_profile_deviation(_as([[0.5, 0.3, 0.2]], t)),
+    "abstraction.kernel_abstraction": lambda t: am.kernel_abstraction(_as(np.eye(4), t)),
+    "abstraction.nu_abstraction": lambda t: am.nu_abstraction(_as([0.5], t)),
+    "modular_addition.settled_at": lambda t: ma.settled_at([1, 2], _as([0.5, 0.5], t), 0.1),
+    "modular_addition.first_step_at": lambda t: ma.first_step_at(
+        {**CURVES, "test_acc": _as(CURVES["test_acc"], t)}),
+    "modular_addition.logit_pizza_correlation": lambda t: ma.logit_pizza_correlation(_as(LOGITS, t), 1),
+    "schur_rnn.sensitivity": lambda t: sm.sensitivity(VALUES8, _as(VALUES8, t)),
+    "superposition.analytic_phase_2_1": lambda t: sp.analytic_phase_2_1(_as(DENSITY, t), 1.0),
+    "superposition.feature_variance": lambda t: sp.feature_variance(_as(DENSITY, t)),
+    "superposition.superposition_above_bound": lambda t: sp.superposition_above_bound(
+        _as(np.ones((6, 6)), t), np.ones((6, 6)), DENSITY, DENSITY),
+}
+
+
+@pytest.mark.parametrize("dtype", [complex, object])
+@pytest.mark.parametrize("measure", TYPED)
+def test_a_measure_refuses_complex_and_object_arrays(measure, dtype):
+    with pytest.raises(ValueError, match="must be a real") as err:
+        TYPED[measure](dtype)
+    assert "\n" not in str(err.value)
+
+
+def test_the_typed_measures_accept_their_valid_inputs():
+    for call in TYPED.values():
+        call(np.float64)
+
+
+EMPTY = {
+    "schur_rnn.every_seed_learned": lambda: sm.every_seed_learned([]),
+    "schur_rnn.task_learned": lambda: sm.task_learned([]),
+    "schur_rnn.largest_change": lambda: sm.largest_change(np.zeros((8, 0))),
+    "schur_rnn.seed_spread": lambda: sm.seed_spread(np.zeros((8, 0))),
+    "schur_rnn.stabilizer_sets": lambda: sm.stabilizer_sets({"delta_fvu": np.zeros((8, 0)),
+                                                             "mass": np.zeros((8, 0))}),
+    "schur_rnn.seed_dependent_units": lambda: sm.seed_dependent_units([]),
+    "schur_rnn.distinct_stabilizer_profiles": lambda: sm.distinct_stabilizer_profiles({}),
+    "abstraction.perfectly_abstract": lambda: am.perfectly_abstract([], 0.05),
+    "abstraction.depth_profile_deviation": lambda: am.depth_profile_deviation(np.zeros((0, 3))),
+    "abstraction.attenuation_violations": lambda: am.attenuation_violations([], []),
+    "abstraction.attenuation_excess": lambda: am.attenuation_excess([], []),
+    "abstraction.largest_gap": lambda: am.largest_gap([], []),
+    "abstraction.up_fraction": lambda: am.up_fraction(np.zeros((0, 2)), np.zeros((0, 2))),
+    "modular_addition.disc_fraction": lambda: ma.disc_fraction([]),
+    "modular_addition.betti_fraction": lambda: ma.betti_fraction([], (1, 1)),
+    "modular_addition.mean_cka": lambda: ma.mean_cka([], "disc"),
+    "modular_addition.pad_diagonal_share": lambda: ma.pad_diagonal_share([]),
+    "modular_addition.first_step_at": lambda: ma.first_step_at({"steps": [], "test_acc": []}),
+    "superposition.nearest_fraction_share": lambda: sp.nearest_fraction_share([]),
+    "superposition.plateau_ratio": lambda: sp.plateau_ratio([], [], 1.0),
+    "superposition.median_dims_per_hidden": lambda: sp.median_dims_per_hidden([1.0], np.ones((1, 2)), 2),
+    "superposition.analytic_agreement": lambda: sp.analytic_agreement(np.ones((0, 0)), [], [], 2),
+    "superposition.superposition_share_above_bound": lambda: sp.superposition_share_above_bound(
+        np.ones((1, 1)), [0.1]),
+    "superposition.squared_frobenius": lambda: sp.squared_frobenius(np.zeros((2, 0))),
+    "superposition.abs_circuit_share": lambda: sp.abs_circuit_share(np.zeros((2, 0))),
+}
+
+
+@pytest.mark.parametrize("measure", EMPTY)
+def test_a_measure_of_no_data_refuses_rather_than_giving_a_verdict(measure):
+    with pytest.raises(ValueError) as err:
+        EMPTY[measure]()
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_probe_transfer_refuses_non_finite_labels(bad):
+    labels = LABELS.astype(float)
+    labels[0, 0] = bad
+    with pytest.raises(ValueError, match="labels"):
+        am.probe_transfer(REPS, labels)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_first_step_at_refuses_a_curve_with_nan_or_inf(bad):
+    assert ma.first_step_at(CURVES) == 20
+    for acc in ([0.2, bad, 1.0, 1.0], [0.2, 0.5, 0.9, bad]):
+        with pytest.raises(ValueError, match="test_acc must be finite"):
+            ma.first_step_at({**CURVES, "test_acc": np.array(acc)})
 
 
 # --- NaN and infinity never become a number ----------------------------------------------------

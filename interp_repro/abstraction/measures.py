@@ -44,6 +44,7 @@ from scipy.special import ndtr
 
 from interp_repro.abstraction.data import CLASSES, WALSH_BASIS, TwoFactorData, check_nu
 from interp_repro.core import check_finite, check_positive, check_positive_int, numpy_rng
+from interp_repro.core.validate import check_real_array, check_real_dtype
 
 Activation = Callable[[np.ndarray], np.ndarray]
 KernelMap = Callable[[np.ndarray], np.ndarray]
@@ -56,16 +57,12 @@ d2 = z(s-,c+) - z(s-,c-)."""
 
 
 def _nu(name: str, nu) -> np.ndarray:
-    """:func:`check_nu`, also naming ``name`` when ``nu`` is not a number at all."""
-    try:
-        np.asarray(nu, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers in [0, 1], got {nu!r}") from None
-    return check_nu(name, nu)
+    """:func:`check_nu`, after refusing what is not real numbers (strings, complex, objects)."""
+    return check_nu(name, check_real_dtype(name, nu))
 
 
 def _as_kernel(K) -> np.ndarray:
-    K = np.asarray(K, dtype=np.float64)
+    K = check_finite("K", K)
     if K.ndim < 2 or K.shape[-2:] != (4, 4):
         raise ValueError(f"a class kernel must have shape (..., 4, 4), got shape {K.shape}")
     return K
@@ -88,7 +85,7 @@ def kernel_from_spectrum(lambdas) -> np.ndarray:
 
 
 def _check_labels(labels, n_samples: int) -> np.ndarray:
-    labels = np.asarray(labels)
+    labels = check_real_dtype("labels", labels)
     if labels.shape != (n_samples, 2):
         raise ValueError(f"labels must have shape (N, 2) = ({n_samples}, 2), got {labels.shape}")
     if not np.isin(labels, (-1, 1)).all():
@@ -98,7 +95,7 @@ def _check_labels(labels, n_samples: int) -> np.ndarray:
 
 def class_means(Z, labels) -> np.ndarray:
     """Class means of representations Z (..., N, d) (samples as rows), shape (..., 4, d)."""
-    Z = np.asarray(Z, dtype=np.float64)
+    Z = check_finite("Z", Z)
     if Z.ndim < 2:
         raise ValueError(f"Z must have shape (..., N, d) with samples as rows, got shape {Z.shape}")
     labels = _check_labels(labels, Z.shape[-2])
@@ -306,8 +303,12 @@ def depth_profile_deviation(profile: np.ndarray) -> float:
     ``profile`` (n_depths, max_depth + 1): alpha of layers 0..L per row, nan-padded after layer L. The
     depth law (Yang, Saxe, Latham 2026, layer-wise balance) says the gap is 0.
     """
+    profile = check_real_dtype("profile", profile)
+    if profile.ndim != 2 or profile.size == 0:
+        raise ValueError(f"profile must be a non-empty (n_depths, max_depth + 1) array, got shape "
+                         f"{profile.shape}")
     worst = 0.0
-    for i, row in enumerate(np.asarray(profile, dtype=np.float64)):
+    for i, row in enumerate(profile):
         kept = row[~np.isnan(row)]
         if kept.size < 2 or np.isnan(row[kept.size:]).sum() != row.size - kept.size:
             raise ValueError(f"profile row {i} must hold layers 0..L (L >= 1) then NaN padding, got {row}")
@@ -510,14 +511,16 @@ def attenuation_check(kernel_fn: KernelMap, n_kernels: int = 10_000, seed: int =
 def attenuation_violations(alpha_after, alpha_before, tol: float = 1e-9) -> int:
     """How many entries break the attenuation law |alpha_K| <= |alpha_Q| (Yang, Saxe, Latham 2026,
     nonlinear networks) by more than ``tol``: |alpha_after| > |alpha_before| + tol."""
-    after, before = check_finite("alpha_after", alpha_after), check_finite("alpha_before", alpha_before)
+    after = check_real_array("alpha_after", alpha_after)
+    before = check_real_array("alpha_before", alpha_before)
     return int(np.count_nonzero(np.abs(after) > np.abs(before) + tol))
 
 
 def attenuation_excess(alpha_after, alpha_before) -> float:
     """The largest |alpha_after| - |alpha_before| (over training): above 0, the attenuation law
     (Yang, Saxe, Latham 2026) failed for a while."""
-    after, before = check_finite("alpha_after", alpha_after), check_finite("alpha_before", alpha_before)
+    after = check_real_array("alpha_after", alpha_after)
+    before = check_real_array("alpha_before", alpha_before)
     return float(np.max(np.abs(after) - np.abs(before)))
 
 
@@ -541,9 +544,8 @@ def probe_transfer(reps, labels, concept: str = "shape") -> float:
     """
     if concept not in PROBE_CONCEPTS:
         raise ValueError(f"unknown concept {concept!r}: choose one of {', '.join(PROBE_CONCEPTS)}")
-    reps, labels = np.asarray(reps, dtype=np.float64), np.asarray(labels)
-    if reps.ndim != 2 or labels.shape != (reps.shape[0], 2):
-        raise ValueError(f"reps must be (N, d) and labels (N, 2), got {reps.shape} and {labels.shape}")
+    reps = check_real_array("reps", reps, 2)
+    labels = _check_labels(labels, reps.shape[0])
     col, ctx = PROBE_CONCEPTS[concept]
     accuracies = []
     for side in (1, -1):
@@ -570,9 +572,7 @@ def whitened_abstraction(reps, labels, concept: str = "shape") -> float:
     paper, tracks :func:`probe_transfer`. Directions without within-class spread (S singular) are
     damped by a ridge of :data:`WHITENING_RIDGE` times the mean variance.
     """
-    reps = np.asarray(reps, dtype=np.float64)
-    if reps.ndim != 2:
-        raise ValueError(f"reps must be (N, d) with samples as rows, got shape {reps.shape}")
+    reps = check_real_array("reps", reps, 2)
     means = class_means(reps, labels)  # also checks labels and the concept below
     _concept(concept)
     member = [(np.asarray(labels)[:, 0] == s) & (np.asarray(labels)[:, 1] == c) for s, c in CLASSES]
@@ -597,7 +597,7 @@ def up_flags(intact: np.ndarray, ablated: np.ndarray) -> list[bool]:
     """Per (seed, block) pair, whether its score, averaged over the concepts (last axis), is higher
     with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe, Latham
     2026, local GELU ablation, which reports means). A tie counts as not up."""
-    intact, ablated = check_finite("intact", intact), check_finite("ablated", ablated)
+    intact, ablated = check_real_array("intact", intact), check_real_array("ablated", ablated)
     return [bool(up) for up in (ablated.mean(-1) > intact.mean(-1)).ravel()]
 
 
@@ -624,7 +624,7 @@ def same_direction(intact_a, ablated_a, intact_b, ablated_b) -> float:
 
 def largest_gap(a, b) -> float:
     """max |a - b| over all entries: e.g. simulation against theory, or a run's end against a law."""
-    return float(np.abs(check_finite("a", a) - check_finite("b", b)).max())
+    return float(np.abs(check_real_array("a", a) - check_real_array("b", b)).max())
 
 
 def noiseless_cells(nus: np.ndarray) -> np.ndarray:
@@ -635,4 +635,4 @@ def noiseless_cells(nus: np.ndarray) -> np.ndarray:
 
 def perfectly_abstract(alpha, tol: float) -> np.ndarray:
     """True where alpha is within ``tol`` of perfect abstraction (alpha = 1)."""
-    return check_finite("alpha", alpha) >= 1 - tol
+    return check_real_array("alpha", alpha) >= 1 - tol

@@ -78,33 +78,49 @@ def check_choices(name: str, values: tuple, allowed: Iterable) -> tuple:
     return values
 
 
+def check_real_dtype(name: str, x) -> np.ndarray:
+    """``x`` (any shape, possibly empty, NaN allowed) as a float64 array after checking that it holds
+    real numbers (an integer or float dtype: not complex, bool, object or strings), else ``ValueError``."""
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
+    return arr.astype(np.float64)
+
+
 def check_finite(name: str, x) -> np.ndarray:
     """``x`` (any shape, possibly empty) as a float64 array after checking that it is real and finite,
     else ``ValueError`` naming what is wrong (the dtype, or how many entries are NaN or inf): what a
     measure that reduces to a verdict (a max, a count, a comparison) does with its input, so that a NaN
     never becomes a number, a pass or a status."""
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must be a real (integer or float) array, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
+    arr = check_real_dtype(name, x)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {np.count_nonzero(~np.isfinite(arr))} NaN/inf entries")
     return arr
 
 
-def check_real_array(name: str, x, ndim: int) -> np.ndarray:
-    """``x`` as a float64 array after checking that it is ``ndim``-D, non-empty, real and finite (see
-    :func:`check_finite`), else ``ValueError`` naming what is wrong."""
-    arr = np.asarray(x)
-    if arr.dtype.kind in "iuf" and (arr.ndim != ndim or arr.size == 0):
-        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
-    return check_finite(name, arr)
+def check_real_array(name: str, x, ndim: int | None = None) -> np.ndarray:
+    """``x`` as a float64 array after checking that it is ``ndim``-D (any shape when None), non-empty,
+    real and finite (see :func:`check_finite`), else ``ValueError`` naming what is wrong: what a measure
+    whose verdict would mean nothing on no data (a share, a max, "all of them") does with its input."""
+    arr = check_finite(name, x)
+    if (ndim is not None and arr.ndim != ndim) or arr.size == 0:
+        what = f"{ndim}-D array" if ndim is not None else "array"
+        raise ValueError(f"{name} must be a non-empty {what}, got shape {arr.shape}")
+    return arr
+
+
+def mean_of(name: str, values: Iterable) -> float:
+    """The mean of ``values`` (flags, shares or scores), refusing none: a share of nothing is no number."""
+    values = list(values)
+    if not values:
+        raise ValueError(f"{name} needs at least one value, got none")
+    return float(np.mean(values))
 
 
 def check_finite_loss(what: str, loss) -> None:
     """Raise ``ValueError`` if a training loss holds NaN or inf: a run that diverged stops there, and
     :func:`~interp_repro.core.cache.cached` stores nothing of it. Called once per run, not per step."""
-    check_real_array(f"the training loss of {what} (a diverged run is not cached)", loss, np.ndim(loss))
+    check_real_array(f"the training loss of {what} (a diverged run is not cached)", loss)
 
 
 def check_fraction(name: str, values: float | Iterable[float]) -> None:

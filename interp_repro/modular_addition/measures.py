@@ -34,6 +34,7 @@ from interp_repro.core import (
     numpy_rng,
     pca_variance,
 )
+from interp_repro.core.validate import mean_of
 from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.data import all_pairs, check_modulus
 from interp_repro.modular_addition.model import ModAddNet
@@ -144,6 +145,7 @@ def logit_cloud(logits: np.ndarray, f: int, unit: bool = False) -> np.ndarray:
     are about A |cos(pi f (a - b) / p)| cos(2 pi f (a + b - c) / p) (Zhong et al. 2023, §4), whose
     radius varies with a - b: the projection fills a disc (:func:`logit_pizza_correlation`). With
     ``unit``, each point is scaled to length 1, keeping only the logit's phase: a circle for both."""
+    logits = check_real_array("logits", logits, 3)
     p = logits.shape[-1]
     c = 2 * np.pi * f * np.arange(p) / p
     cloud = logits.reshape(p * p, p) @ np.stack([np.cos(c), np.sin(c)], axis=1)
@@ -154,6 +156,7 @@ def logit_pizza_correlation(logits: np.ndarray, f: int) -> float:
     """Pearson correlation, over the p^2 input pairs, between the radius of :func:`logit_cloud` at f
     and |cos(pi f (a - b) / p)|: near 1 for a Pizza's logits (a disc), near 0 for a Clock's (a circle,
     whose radius does not depend on a - b); 0 when the radius is constant up to rounding (ours)."""
+    logits = check_real_array("logits", logits, 3)
     p = logits.shape[-1]
     radius = np.linalg.norm(logit_cloud(logits, f), axis=1)
     a, b = np.divmod(np.arange(p * p), p)
@@ -580,7 +583,7 @@ def disc_flags(units: Sequence[Unit]) -> list[bool]:
 
 def disc_fraction(units: Sequence[Unit]) -> float:
     """Share of analysed clusters that are discs (:func:`disc_flags`)."""
-    return float(np.mean(disc_flags(units)))
+    return mean_of("disc_fraction", disc_flags(units))
 
 
 def betti_flags(units: Sequence[Unit], vector: tuple[int, ...], key: str = "betti") -> list[bool]:
@@ -591,7 +594,7 @@ def betti_flags(units: Sequence[Unit], vector: tuple[int, ...], key: str = "bett
 
 def betti_fraction(units: Sequence[Unit], vector: tuple[int, ...], key: str = "betti") -> float:
     """Share of analysed clusters (or logit manifolds) with this Betti vector (:func:`betti_flags`)."""
-    return float(np.mean(betti_flags(units, vector, key)))
+    return mean_of("betti_fraction", betti_flags(units, vector, key))
 
 
 def logit_summary(units: Sequence[Unit]) -> dict[str, float]:
@@ -613,7 +616,7 @@ def cka_values(units: Sequence[Unit], reference: str, key: str = "cka") -> list[
 
 def mean_cka(units: Sequence[Unit], reference: str) -> float:
     """Mean of :func:`cka_values` over the analysed clusters."""
-    return float(np.mean(cka_values(units, reference)))
+    return mean_of("mean_cka", cka_values(units, reference))
 
 
 def pad_diagonal_shares(units: Sequence[Unit]) -> list[float]:
@@ -624,7 +627,7 @@ def pad_diagonal_shares(units: Sequence[Unit]) -> list[float]:
 
 def pad_diagonal_share(units: Sequence[Unit]) -> float:
     """:func:`pad_diagonal_shares` averaged over networks."""
-    return float(np.mean(pad_diagonal_shares(units)))
+    return mean_of("pad_diagonal_share", pad_diagonal_shares(units))
 
 
 ZHONG_ALGORITHMS = {name: zhong.NOTEBOOK[run] for name, run in zhong.MODELS.items()}
@@ -686,19 +689,23 @@ def settled_at(lengths: Sequence[int], values: Sequence[float], tol: float) -> i
     """The first of ``lengths`` from which every later value lies within ``tol`` of the last one
     (the last length when none earlier does): where a curve has settled. Refuses a NaN or infinite
     value, which no comparison would count as off."""
-    values = np.asarray(values, dtype=float)
+    values = check_finite("the curve's values", values)
     if len(lengths) != values.size or not values.size:
         raise ValueError(f"need one value per length, got {len(lengths)} lengths and {values.size} values")
-    check_finite("the curve's values", values)
     off = np.flatnonzero(np.abs(values - values[-1]) > check_positive("tol", tol))
     return int(lengths[off[-1] + 1]) if off.size else int(lengths[0])
 
 
 def first_step_at(curves: Arrays, level: float = 1.0) -> int | None:
     """The first logged step (``curves["steps"]``) at which test accuracy (``curves["test_acc"]``)
-    reaches ``level``; None when it never does."""
+    reaches ``level``; None when it never does. Refuses a curve with NaN or inf, which no comparison
+    would count as reaching it."""
     check_fraction("level", level)
-    hit = np.flatnonzero(np.asarray(curves["test_acc"]) >= level)
+    accuracy = check_real_array("test_acc", curves["test_acc"], 1)
+    if np.shape(curves["steps"]) != accuracy.shape:
+        raise ValueError(f"steps and test_acc must have one entry per logged step, got shapes "
+                         f"{np.shape(curves['steps'])} and {accuracy.shape}")
+    hit = np.flatnonzero(accuracy >= level)
     return int(curves["steps"][hit[0]]) if hit.size else None
 
 

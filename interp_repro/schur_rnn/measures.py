@@ -28,6 +28,7 @@ from interp_repro.core import (
     check_real_array,
     torch_generator,
 )
+from interp_repro.core.validate import check_real_dtype
 from interp_repro.schur_rnn.data import make_batch
 from interp_repro.schur_rnn.model import rollout
 
@@ -341,7 +342,7 @@ def sensitivity(delta: float | np.ndarray, mass: float | np.ndarray) -> float | 
     """S_DeltaT = Delta FVU / removed Schur mass (Draeger 2026, §3), elementwise for arrays; NaN
     where nothing is removed. ``mass`` must be >= 0."""
     check_finite("delta", delta)
-    mass_array = np.asarray(mass, dtype=np.float64)
+    mass_array = check_real_dtype("mass", mass)
     if not (mass_array >= 0).all():
         raise ValueError(f"mass must be non-negative, got {mass!r}")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -410,23 +411,33 @@ def example_rollout(weights: Arrays, task: str, subset: Iterable[str], alpha: fl
 
 # --- reading profiles: the claims of §4 (ours where noted) ---------------------------------------
 
+def _accuracy_vector(accuracy) -> np.ndarray:
+    """``accuracy`` as float64 after checking that it is a finite vector of one accuracy per subset of
+    :data:`SUBSETS` (8,)."""
+    arr = check_real_array("accuracy", accuracy, 1)
+    if arr.shape != (len(SUBSETS),):
+        raise ValueError(f"accuracy must hold one value per ablation subset, shape ({len(SUBSETS)},), got "
+                         f"shape {arr.shape}")
+    return arr
+
+
 def cc_pairs_gap(accuracy: np.ndarray) -> float:
     """Largest accuracy gap between two ablations that differ only by T_CC, for a seed-mean
     accuracy vector (8,) in :data:`SUBSETS` order (Figure 1: T_CC is a near-stabilizer)."""
-    accuracy = check_finite("accuracy", accuracy)
+    accuracy = _accuracy_vector(accuracy)
     return float(max(abs(accuracy[i] - accuracy[i + 1]) for i in range(0, len(SUBSETS), 2)))
 
 
 def accuracy_drop(accuracy: np.ndarray, blocks: Iterable[str]) -> float:
     """How far the ablation of ``blocks`` falls below the full model, for an accuracy vector (8,)."""
-    accuracy = check_finite("accuracy", accuracy)
+    accuracy = _accuracy_vector(accuracy)
     return float(accuracy[0] - accuracy[subset_index(blocks)])
 
 
 def cr_lowest(accuracy: np.ndarray) -> bool:
     """Whether every ablation that removes T_C->R scores below every one that keeps it (Figure 1),
     for an accuracy vector (8,) in :data:`SUBSETS` order."""
-    accuracy = check_finite("accuracy", accuracy)
+    accuracy = _accuracy_vector(accuracy)
     with_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" in s]
     without_cr = [accuracy[i] for i, s in enumerate(SUBSETS) if "CR" not in s]
     return bool(max(with_cr) < min(without_cr))
@@ -458,19 +469,19 @@ def seeds_within(accuracy: np.ndarray, paper, tol: float = PAPER_LEVEL_TOL) -> n
 def largest_change(values: np.ndarray) -> float:
     """Largest |score(ablated) - score(full)| over the ablations and seeds of a profile array (8, K):
     ~0 for a normal W_hh (a Cayley network), whose coupling is zero (ours)."""
-    values = check_finite("values", values)
+    values = check_real_array("values", values, 2)
     return float(np.abs(values - values[0]).max())
 
 
 def task_learned(fvu_full: np.ndarray) -> bool:
     """Whether the median seed learned the task: its full-model FVU (K,) is at most
     :data:`LEARNED_FVU` (ours)."""
-    return bool(np.median(check_finite("fvu_full", fvu_full)) <= LEARNED_FVU)
+    return bool(np.median(check_real_array("fvu_full", fvu_full, 1)) <= LEARNED_FVU)
 
 
 def every_seed_learned(fvu_full: np.ndarray) -> bool:
     """Whether every seed's full-model FVU (K,) is at most :data:`LEARNED_FVU` (ours)."""
-    return bool((check_finite("fvu_full", fvu_full) <= LEARNED_FVU).all())
+    return bool((check_real_array("fvu_full", fvu_full, 1) <= LEARNED_FVU).all())
 
 
 def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozenset[int]]:
@@ -478,7 +489,11 @@ def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozen
     FVU by at most ``eps``: its epsilon-stabilizers (§4). An ablation of an empty block (e.g. N_RR
     when |R| = 1) removes nothing and is not counted."""
     check_fraction("eps", eps)
-    delta, mass = check_finite("delta_fvu", profile["delta_fvu"]), check_finite("mass", profile["mass"])
+    delta = check_real_array("delta_fvu", profile["delta_fvu"], 2)
+    mass = check_real_array("mass", profile["mass"], 2)
+    if delta.shape != mass.shape or delta.shape[0] != len(SUBSETS):
+        raise ValueError(f"delta_fvu and mass must both be ({len(SUBSETS)}, K), got {delta.shape} and "
+                         f"{mass.shape}")
     ok = (delta[1:] <= eps) & (mass[1:] > 0)
     return [frozenset(int(i) + 1 for i in np.flatnonzero(ok[:, k])) for k in range(ok.shape[1])]
 
@@ -486,6 +501,9 @@ def stabilizer_sets(profile: Arrays, eps: float = STABILIZER_EPS) -> list[frozen
 def distinct_stabilizer_profiles(profiles_by_task: dict[str, list[Arrays]]) -> int:
     """How many different collections of epsilon-stabilizers the tasks give, each task's collection
     pooled over its profiles and seeds (§4: the profile "differs by task")."""
+    if not profiles_by_task or not all(profiles_by_task.values()):
+        raise ValueError(f"distinct_stabilizer_profiles needs at least one profile per task, got "
+                         f"{ {task: len(profiles) for task, profiles in profiles_by_task.items()} }")
     pooled = {task: frozenset(s for profile in profiles for s in stabilizer_sets(profile))
               for task, profiles in profiles_by_task.items()}
     return len(set(pooled.values()))
@@ -494,7 +512,10 @@ def distinct_stabilizer_profiles(profiles_by_task: dict[str, list[Arrays]]) -> i
 def seed_dependent_flags(profiles: Iterable[Arrays]) -> list[bool]:
     """Per profile, whether its seeds disagree on their epsilon-stabilizers (§4: the profile differs
     "by trained solution")."""
-    return [len(set(stabilizer_sets(profile))) > 1 for profile in profiles]
+    flags = [len(set(stabilizer_sets(profile))) > 1 for profile in profiles]
+    if not flags:
+        raise ValueError("seed_dependent_flags needs at least one profile, got none")
+    return flags
 
 
 def seed_dependent_units(profiles: Iterable[Arrays]) -> int:
@@ -505,4 +526,4 @@ def seed_dependent_units(profiles: Iterable[Arrays]) -> int:
 
 def seed_spread(values: np.ndarray) -> float:
     """Largest difference between two seeds in one ablation's score, for a profile array (8, K)."""
-    return float(np.ptp(check_finite("values", values), axis=1).max())
+    return float(np.ptp(check_real_array("values", values, 2), axis=1).max())

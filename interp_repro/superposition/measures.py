@@ -27,6 +27,7 @@ reduces to a claim's number (a max, a share, a count, a comparison) refuses it.
 import numpy as np
 
 from interp_repro.core import check_finite, check_positive_int
+from interp_repro.core.validate import check_real_array, mean_of
 
 FRACTIONS = {"1": 1.0, "3/4": 0.75, "2/3": 2 / 3, "1/2": 0.5, "2/5": 0.4, "3/8": 0.375, "0": 0.0}
 """Per-feature dimensionalities of the uniform polytopes the paper names (§"Geometry")."""
@@ -45,8 +46,8 @@ _EPS = 1e-12
 
 def _as_weights(W) -> np.ndarray:
     W = check_finite("W", W)
-    if W.ndim < 2:
-        raise ValueError(f"W must have shape (..., n_hidden, n_features), got shape {W.shape}")
+    if W.ndim < 2 or W.size == 0:
+        raise ValueError(f"W must have a non-empty shape (..., n_hidden, n_features), got shape {W.shape}")
     return W
 
 
@@ -55,7 +56,7 @@ def _as_weights(W) -> np.ndarray:
 def feature_variance(density) -> np.ndarray:
     """Var(x_i) = s/3 - s^2/4 of a feature of density s, uniform on [0, 1] when present: the loss of
     predicting it by its mean (§"Superposition as a phase change", the ignored feature's loss)."""
-    s = np.asarray(density, dtype=np.float64)
+    s = check_finite("density", density)
     return s / 3 - s**2 / 4
 
 
@@ -79,7 +80,7 @@ def squared_frobenius(W) -> float:
     """||W||_F^2 in W's own precision: about m for a dense model that keeps m features with a
     dimension each (§"Demonstrating superposition")."""
     W = np.asarray(W)
-    check_finite("W", W)
+    _as_weights(W)
     return float((W ** 2).sum())
 
 
@@ -186,7 +187,7 @@ def dimensions_per_feature(W) -> np.ndarray:
 def nearest_fraction_share(D, tol: float = 0.025, min_dim: float = 0.1) -> float:
     """Share of learned features (D_i > ``min_dim``) whose D_i lies within ``tol`` of one of the
     named fractions 1, 3/4, 2/3, 1/2, 2/5, 3/8."""
-    D = check_finite("D", D).ravel()
+    D = check_real_array("D", D).ravel()
     learned = D[D > min_dim]
     if learned.size == 0:
         return 0.0
@@ -228,7 +229,8 @@ def median_dims_per_hidden(density, dims, n_hidden: int) -> float:
     """The median over a sweep's models with 1/(1-S) >= 2 of sum_i D_i / m (§"Geometry": near 1 when
     the features are packed efficiently)."""
     sparse = 1 / check_finite("density", density) >= 2
-    return float(np.median(check_finite("dims", dims)[sparse].sum(-1) / n_hidden))
+    return float(np.median(check_real_array("dims of the models with 1/(1-S) >= 2",
+                                            check_finite("dims", dims)[sparse].sum(-1) / n_hidden)))
 
 
 def plateau_span(x, y, level: float, tol: float) -> tuple[float, float]:
@@ -265,7 +267,8 @@ def plateau_ratio(density, dstar, level: float, tol: float = PLATEAU_TOL) -> flo
     """The width, as a factor in 1/(1-S), of the widest plateau of D* at ``level`` (§"Geometry": D*
     sticks at 1 and at 1/2): x_high / x_low of :func:`plateau_span`; 0 if D* never comes within
     ``tol`` of ``level``."""
-    lo, hi = plateau_span(1 / check_finite("density", density), check_finite("dstar", dstar), level, tol)
+    lo, hi = plateau_span(1 / check_real_array("density", density, 1), check_real_array("dstar", dstar, 1),
+                          level, tol)
     return 0.0 if np.isnan(lo) else float(hi / lo)
 
 
@@ -348,8 +351,8 @@ def abs_circuit_share(W_in) -> float:
 
 def analytic_losses_2_1(density, relative_importance) -> np.ndarray:
     """The three candidate losses for 2 features in 1 dimension, stacked in :data:`PHASES` order."""
-    s = np.asarray(density, dtype=np.float64)
-    r = np.asarray(relative_importance, dtype=np.float64)
+    s = check_finite("density", density)
+    r = check_finite("relative_importance", relative_importance)
     ignore = feature_variance(s)
     return np.stack(np.broadcast_arrays(r * ignore, (1 + r) * s**2 / 6, ignore))
 
@@ -362,7 +365,7 @@ def analytic_phase_2_1(density, relative_importance) -> np.ndarray:
 def analytic_losses_3_2(density, relative_importance) -> np.ndarray:
     """The candidate losses for 3 features in 2 dimensions, stacked in :data:`PHASES` order; the
     extra feature is learned alone either by dropping a weight-1 feature or by pairing the two."""
-    s = np.asarray(density, dtype=np.float64)
+    s = check_finite("density", density)
     not_learned, superposed, alone = analytic_losses_2_1(s, relative_importance)
     return np.stack([not_learned, superposed, np.minimum(alone, s**2 / 3)])
 
@@ -413,7 +416,7 @@ def agreement_flags(phase, density, importance, n_features: int) -> list[bool]:
 
 def analytic_agreement(phase, density, importance, n_features: int) -> float:
     """The share of a grid's cells whose trained phase is the analytic one (:func:`agreement_flags`)."""
-    return float(np.mean(agreement_flags(phase, density, importance, n_features)))
+    return mean_of("analytic_agreement", agreement_flags(phase, density, importance, n_features))
 
 
 def superposition_flags_above_bound(phase, density) -> list[bool]:
@@ -425,12 +428,14 @@ def superposition_flags_above_bound(phase, density) -> list[bool]:
 
 def superposition_share_above_bound(phase, density) -> float:
     """The share of those cells in superposition (:func:`superposition_flags_above_bound`)."""
-    return float(np.mean(superposition_flags_above_bound(phase, density)))
+    return mean_of("superposition_share_above_bound", superposition_flags_above_bound(phase, density))
 
 
 def superposition_above_bound(phase, loss, density, importance) -> list[dict[str, float]]:
     """The 2 -> 1 cells above the density bound that trained into superposition, each with its
     trained ``loss`` beside the lowest of the three analytic candidate losses."""
+    phase, loss = check_finite("phase", phase), check_finite("loss", loss)
+    density, importance = check_finite("density", density), check_finite("importance", importance)
     rows = []
     bound = superposition_density_bound(1.0)
     for i, j in np.argwhere((phase == 1) & (density[:, None] > bound)):
