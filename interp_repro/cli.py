@@ -23,6 +23,7 @@ from interp_repro.core.parallel import (
 )
 from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
+from interp_repro.core.seeding import MAX_SEED
 from interp_repro.core.validate import check_writable_dir, env_flag, env_path
 from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
@@ -92,13 +93,14 @@ def _chapter_name(name: str) -> str:
 
 
 def _seed_offset(value: str) -> int:
-    if not value.isdigit():
-        raise argparse.ArgumentTypeError(f"--seed-offset must be a non-negative integer, got {value!r}")
+    if not value.isascii() or not value.isdigit() or int(value) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"--seed-offset must be an integer in [0, 2**63 - 1] (what the "
+                                         f"random generators take), got {value!r:.40}")
     return int(value)
 
 
 def _workers(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
+    if not value.isascii() or not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"--workers must be a positive integer, got {value!r}")
     return int(value)
 

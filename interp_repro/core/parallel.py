@@ -24,6 +24,7 @@ import asyncio
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from multiprocessing import active_children, get_context
 
 import numpy as np
+from tqdm import tqdm
 
 from interp_repro.core.cache import (
     NotCached,
@@ -218,9 +220,13 @@ def _on_dask(jobs: list[Job], address: str, desc: str) -> list[float]:
         return [seconds[future.key] for future in futures]
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops them (no traceback from each worker)."""
+def _init_worker() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them (no traceback from each worker), and
+    their progress bars take turns on a thread lock: tqdm's default is a multiprocessing lock, a named
+    semaphore that a worker killed on Ctrl-C would leave behind, which the resource tracker then
+    reports as leaked at shutdown."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tqdm.set_lock(threading.RLock())
 
 
 WORKER_ENV: dict[str, str | None] = {
@@ -255,7 +261,7 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
 def _on_pool(jobs: list[Job], workers: int, desc: str) -> list[float]:
     """Run ``jobs`` in a pool of ``workers`` processes, in their order; their seconds. On an error,
     queued jobs are cancelled and running ones finish; on Ctrl-C, running ones are killed too."""
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker)
     try:
         with _environment(WORKER_ENV):  # workers start at submit and inherit it
             futures = [pool.submit(_work, job, False) for job in jobs]
