@@ -43,7 +43,9 @@ def test_list(capsys):
     (["chapter", "superposition/nope"], "unknown chapter 'superposition/nope': choose one of"),
     (["chapter", "schur_rnn/copy_task", "--scale", "big"], "unknown scale 'big'"),
     (["run", "abstraction", "--workers", "0"], "--workers must be a positive integer, got '0'"),
-    (["run", "abstraction", "--seed-offset", "-3"], "--seed-offset must be a non-negative integer"),
+    (["run", "abstraction", "--seed-offset", "-3"], "--seed-offset must be an integer in [0, 2**63 - 1]"),
+    (["run", "abstraction", "--seed-offset", str(2**64)], "--seed-offset must be an integer in [0, 2**63"),
+    (["run", "abstraction", "--seed-offset", "١٢"], "--seed-offset must be an integer in [0, 2**63 - 1]"),
     (["run", "abstraction", "--workers", "2", "--dask", "tcp://h:8786"], "not allowed with argument"),
     (["run", "abstraction", "--dask", "h"], "'h' is not a Dask scheduler address: expected"),
     (["cache"], "one of the arguments --size --prune is required"),
@@ -139,6 +141,13 @@ SETUPS = {
     "a bad worker count": (lambda t: {"INTERP_REPRO_WORKERS": "two"}, "a positive integer, got 'two'"),
     "a bad Dask address": (lambda t: {"INTERP_REPRO_DASK": "h"}, "is not a Dask scheduler address"),
     "a bad scale": (lambda t: {"INTERP_REPRO_SCALE": "huge"}, "$INTERP_REPRO_SCALE: unknown scale 'huge'"),
+    "an empty scale": (lambda t: {"INTERP_REPRO_SCALE": ""}, "$INTERP_REPRO_SCALE: unknown scale ''"),
+    "an empty Dask address": (lambda t: {"INTERP_REPRO_DASK": ""}, "$INTERP_REPRO_DASK is set but empty"),
+    "an empty worker count": (lambda t: {"INTERP_REPRO_WORKERS": ""}, "a positive integer, got ''"),
+    "an empty quiet flag": (lambda t: {"INTERP_REPRO_QUIET": ""}, "$INTERP_REPRO_QUIET must be one of"),
+    "the record file's lock is a folder": (
+        lambda t: (t / "r.json.lock").mkdir() or {"INTERP_REPRO_RECORD": t / "r.json"},
+        "the record file's lock ($INTERP_REPRO_RECORD) "),
 }
 
 
@@ -152,6 +161,13 @@ def test_a_bad_setting_is_one_line_before_any_work(setup, argv, tmp_path, monkey
     err = capsys.readouterr().err
     assert err.startswith("interp-repro: error: ") and err.count("\n") == 1, err
     assert message in err
+
+
+@pytest.mark.parametrize("argv", [["chapter", "abstraction/linear_theory"], ["figure", "--list"]])
+def test_an_empty_book_variable_is_refused_not_the_default(argv, monkeypatch, capsys, no_work):
+    monkeypatch.setenv("INTERP_REPRO_BOOK", "")
+    assert main(argv) == 2
+    assert "$INTERP_REPRO_BOOK is set but empty" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
