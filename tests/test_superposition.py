@@ -219,7 +219,10 @@ def test_packed_dims_and_clustering_over_chance():
     dims = np.array([[1.0, 1.0], [0.3, 0.3], [0.5, 0.4]])
     np.testing.assert_array_equal(packed_dims(density, dstar, dims), [0.5, 0.4])
     assert clustering_over_chance(np.array([0.5, 0.4])) == pytest.approx(1 / chance_fraction_share())
-    assert clustering_over_chance(np.array([])) == 0.0
+    with pytest.raises(ValueError):
+        clustering_over_chance(np.array([]))
+    with pytest.raises(ValueError, match="no learned feature"):
+        clustering_over_chance(np.array([0.0, 0.05]))
     assert median_dims_per_hidden(density, dims, 2) == pytest.approx((0.6 + 0.9) / 2 / 2)
 
 

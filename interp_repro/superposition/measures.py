@@ -186,11 +186,12 @@ def dimensions_per_feature(W) -> np.ndarray:
 
 def nearest_fraction_share(D, tol: float = 0.025, min_dim: float = 0.1) -> float:
     """Share of learned features (D_i > ``min_dim``) whose D_i lies within ``tol`` of one of the
-    named fractions 1, 3/4, 2/3, 1/2, 2/5, 3/8."""
+    named fractions 1, 3/4, 2/3, 1/2, 2/5, 3/8; ``ValueError`` where no feature is learned (no share
+    to take)."""
     D = check_real_array("D", D).ravel()
     learned = D[D > min_dim]
     if learned.size == 0:
-        return 0.0
+        raise ValueError(f"no learned feature (D_i > {min_dim}) among {D.size}: no share to take")
     targets = np.array([v for v in FRACTIONS.values() if v > 0])
     close = np.abs(learned[:, None] - targets[None, :]).min(axis=1) <= tol
     return float(close.mean())
@@ -220,9 +221,8 @@ def packed_dims(density, dstar, dims) -> np.ndarray:
 def clustering_over_chance(dims) -> float:
     """How many times more of the ``dims`` lie near a named fraction than a uniform spread would
     put there (:func:`nearest_fraction_share` over :func:`chance_fraction_share`; §"Geometry": the
-    D_i cluster at the polytopes' fractions). 0 for no dims."""
-    dims = check_finite("dims", dims)
-    return nearest_fraction_share(dims) / chance_fraction_share() if dims.size else 0.0
+    D_i cluster at the polytopes' fractions). ``ValueError`` for no dims: nothing to cluster."""
+    return nearest_fraction_share(dims) / chance_fraction_share()
 
 
 def median_dims_per_hidden(density, dims, n_hidden: int) -> float:
