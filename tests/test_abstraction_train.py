@@ -360,10 +360,10 @@ def test_nonlinear_config_names_a_bad_field(field, value):
 @pytest.mark.parametrize(("field", "value", "match"), [
     ("nu_xs", (), "nu_xs must be a non-empty tuple"),
     ("nu_xs", (0.5, -1.0), "nu_xs must be a finite number >= 0"),
-    ("nu_xs", [0.5, 4.0], "nu_xs must be a non-empty tuple"),  # a list would not hash into the cache key
+    ("nu_xs", [0.5, 4.0], "nu_xs must be a tuple"),  # a list would not hash into the cache key
     ("noise_xs", (0.0, -0.5), "noise_xs must be a finite number >= 0"),
     ("widths", (64, 0), "widths must be a positive integer"),
-    ("widths", (64.0,), "widths must be a positive integer"),
+    ("widths", (64.0,), "widths must be a tuple of \\(an integer\\)"),
     ("seeds", 0, "seeds must be a positive integer"),
     ("nu_y", 1.5, "nu_y must lie in"),  # the target stays in the paper's regime
     ("steps", 0, "steps must be a positive integer"),

@@ -206,7 +206,7 @@ def test_count_bars_names_the_diagram_shape(dgm):
 
 @pytest.mark.parametrize(("nu_x", "nu_y", "named"), [("a", 0.5, "nu_x"), (0.5, [0.1, "b"], "nu_y")])
 def test_terminal_abstraction_names_a_non_numeric_nu(nu_x, nu_y, named):
-    with pytest.raises(ValueError, match=rf"^{named} must be a number"):
+    with pytest.raises(ValueError, match=rf"^{named} must be a real \(integer or float\) array"):
         terminal_abstraction(nu_x, nu_y)
 
 

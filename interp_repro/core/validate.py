@@ -160,7 +160,10 @@ def _fits(value, tp) -> bool:
     if tp is int:
         return isinstance(value, int | np.integer) and not isinstance(value, bool)
     if tp is float:
-        return _is_real(value) and math.isfinite(value)
+        try:
+            return _is_real(value) and math.isfinite(value)
+        except OverflowError:  # an int no float can hold
+            return False
     if tp is type(None):
         return value is None
     if isinstance(tp, type):
