@@ -162,6 +162,10 @@ def cmd_run(args) -> int:
         record_all({cid: v for cid, v in values.items() if not outcomes[cid].invalid}, args.scale)
         recorded = {o.claim.id: o for o in check_records(args.scale) if o.claim.id in values}
         outcomes = {cid: o if o.invalid else recorded[cid] for cid, o in outcomes.items()}
+    for claim in claims.values():  # checked at this scale, yet no claims function measured it
+        if claim.study in studies and args.scale not in claim.skipped and claim.id not in values:
+            outcomes[claim.id] = Outcome(claim, args.scale, None,
+                                         invalid=f"no claims function returned a value at {args.scale}")
     for o in outcomes.values():
         print(o.message())
     return 1 if any(o.result == "FAIL" for o in outcomes.values()) else 0

@@ -16,7 +16,6 @@ from interp_repro.core import ConfigError, Estimate
 from interp_repro.reproduction.claims import load_claims, parse_claims
 from interp_repro.reproduction.records import load_records, record
 from interp_repro.reproduction.report import Outcome
-from interp_repro.studies import check_claim_ids
 
 NUMBER = "superposition.five_two_dense_count"  # a numeric claim
 YES_NO = next(cid for cid, claim in load_claims().items() if claim.boolean)
@@ -222,11 +221,21 @@ def test_a_broken_package_registry_is_one_line_and_exit_2(tmp_path, monkeypatch,
         load_claims.cache_clear()
 
 
-def test_claims_functions_must_return_exactly_the_registrys_claims():
-    ids = {claim.id: 1.0 for claim in load_claims().values() if claim.study == "abstraction"}
-    check_claim_ids("abstraction", ids)
-    with pytest.raises(ConfigError, match="return ids that claims.toml lacks: abstraction.made_up"):
-        check_claim_ids("abstraction", ids | {"abstraction.made_up": 1.0})
-    missing = sorted(ids)[0]
-    with pytest.raises(ConfigError, match=f"that no claims function of abstraction returns: {missing}"):
-        check_claim_ids("abstraction", {cid: v for cid, v in ids.items() if cid != missing})
+def test_a_claims_function_returning_an_id_the_registry_lacks_is_one_line(monkeypatch, capsys):
+    from interp_repro.abstraction import experiments as abstraction
+
+    monkeypatch.setattr(cli, "fill_cache", lambda scale, studies: {})
+    monkeypatch.setattr(abstraction, "run_all", lambda scale: {"abstraction.made_up": 1.0})
+    assert main(["run", "abstraction", "--scale", "ci"]) == 2
+    assert "abstraction's claims functions return ids that claims.toml lacks: abstraction.made_up" in (
+        capsys.readouterr().err)
+
+
+def test_a_claim_no_claims_function_measured_fails_the_run(claims_return, capsys):
+    claims_return({NUMBER: 2})  # and nothing for the study's other claims
+    assert main(["run", "superposition", "--scale", "ci"]) == 1
+    out = capsys.readouterr().out
+    other = next(c.id for c in load_claims().values() if c.study == "superposition" and c.id != NUMBER
+                 and "ci" not in c.skipped)
+    assert f"{other}: no status at ci: no claims function returned a value at ci -> FAIL" in out
+    assert f"{NUMBER}: paper" in out
