@@ -84,8 +84,15 @@ def _other_key(path: Path) -> bytes:
 
 
 def _nonfinite(path: Path) -> bytes:
-    header = _header(path)
-    return _npz(__header__=np.array(json.dumps(header)), w=np.array([0.0, np.nan, 2.0]))
+    """NaN in an array its header does not declare, with the array's checksum written to match."""
+    w = np.array([0.0, np.nan, 2.0])
+    header = _header(path) | {"crc32": {"w": cache_mod._checksum(w)}}
+    return _npz(__header__=np.array(json.dumps(header)), w=w)
+
+
+def _swapped(path: Path) -> bytes:
+    """The array replaced by another of the same dtype and shape, the header left as written."""
+    return _npz(__header__=np.array(json.dumps(_header(path))), w=np.array([0.0, 1.0, 5.0]))
 
 
 DAMAGES: dict[str, Callable[[Path], bytes]] = {
@@ -103,8 +110,10 @@ DAMAGES: dict[str, Callable[[Path], bytes]] = {
     "empty file": lambda p: b"",
     "key mismatch": _other_key,
     "NaN in an undeclared array": _nonfinite,
-    "array of objects": lambda p: _with_header(p, _header(p) | {"arrays": ["w", "o"]}, o=np.array(
-        [1, "a"], dtype=object)),
+    "an array swapped for another": _swapped,
+    "checksums missing": lambda p: _with_header(p, {k: v for k, v in _header(p).items() if k != "crc32"}),
+    "array of objects": lambda p: _with_header(p, _header(p) | {"arrays": ["w", "o"], "crc32": {
+        **_header(p)["crc32"], "o": 0}}, o=np.array([1, "a"], dtype=object)),
 }
 
 

@@ -459,14 +459,23 @@ def test_record_rejects_non_finite(claim_id, tmp_path, bad):
     assert not (tmp_path / "records.json").exists()
 
 
-def test_record_rejects_non_numbers(claim_id):
-    with pytest.raises(TypeError, match="str"):
-        record(claim_id, "0.5", "ci")
+@pytest.mark.parametrize("value", ["0.5", True, float("nan"), np.array([0.5, 0.6]), None])
+def test_record_rejects_what_is_not_a_finite_number_of_a_numeric_claim(claim_id, value):
+    with pytest.raises(ValueError, match=f"claim {claim_id} takes"):
+        record(claim_id, value, "ci")
+
+
+def test_record_rejects_a_number_for_a_yes_no_claim():
+    claim_id = next(cid for cid, claim in load_claims().items() if claim.boolean)
+    with pytest.raises(ValueError, match="is a yes/no claim: its value is a bool, got 1"):
+        record(claim_id, 1, "ci")
 
 
 @pytest.mark.parametrize(("value", "plain"), [(np.float32(0.5), 0.5), (np.int64(3), 3),
                                               (np.bool_(True), True), (torch.tensor(2.5), 2.5)])
 def test_record_stores_numpy_scalars_as_plain_json(claim_id, tmp_path, value, plain):
+    if isinstance(plain, bool):
+        claim_id = next(cid for cid, claim in load_claims().items() if claim.boolean)
     out = record(claim_id, value, "ci")
     assert out == plain and type(out) is type(plain)
     text = (tmp_path / "records.json").read_text()

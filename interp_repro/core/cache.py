@@ -4,15 +4,17 @@ The namespace starts with the study's name (``superposition/intro``), so the fin
 that study's code and the shared code only.
 
 Entries are ``.npz`` files of NumPy arrays plus a JSON header (no pickles) that names the key, the
-namespace, the library fingerprint that wrote it, its arrays and those of them that may hold NaN or
-infinity by design. Writes go to a temporary file that is renamed into place, so a reader never sees
-half an entry. :func:`cached` stores no empty result and no NaN or infinity outside the arrays its
-caller declares (``nonfinite``): it raises ``ValueError`` and writes nothing.
+namespace, the library fingerprint that wrote it, its arrays with a CRC-32 checksum of each, and
+those of them that may hold NaN or infinity by design. Writes go to a temporary file that is renamed
+into place, so a reader never sees half an entry. :func:`cached` stores no empty result and no NaN or
+infinity outside the arrays its caller declares (``nonfinite``): it raises ``ValueError`` and writes
+nothing.
 
 Every reader (:func:`cached`, :func:`prune`, :func:`install`, :func:`cache_usage`) goes through
 :func:`read_entry`, so all of them agree on what a valid entry is. Anything else (not a zip, a lone
 ``.npy``, truncated, a header that is no JSON object of the right fields or does not match the entry's
-key, a missing array, an array of objects, NaN or infinity in an undeclared array) is a
+key, a missing array, an array that does not match its checksum, an array of objects, NaN or
+infinity in an undeclared array) is a
 :class:`CorruptEntry`: :func:`cached` deletes it and recomputes with a warning, :func:`prune` deletes
 it, :func:`cache_usage` counts it. An entry this process may not open raises :class:`ConfigError` and
 is left alone. :func:`prune` also deletes the entries older library code wrote (no run can reach them
@@ -233,6 +235,13 @@ def _nonfinite_count(array: np.ndarray) -> int:
     return int(np.count_nonzero(~np.isfinite(array))) if array.dtype.kind in "fc" else 0
 
 
+def _checksum(array: np.ndarray) -> int:
+    """CRC-32 of an array's dtype, shape and bytes, which the header records: a reader tells an entry
+    whose arrays changed after it was written (a bit flipped on disk, an array swapped for another)."""
+    layout = zlib.crc32(f"{array.dtype.str}{array.shape}".encode())
+    return zlib.crc32(np.ascontiguousarray(array).tobytes(), layout)
+
+
 def _names(value: Any) -> bool:
     """Whether ``value`` is a list of array names (strings not starting with ``__``)."""
     return isinstance(value, list) and all(isinstance(n, str) and not n.startswith("__") for n in value)
@@ -254,6 +263,10 @@ def _header_problem(header: Any, files: list[str], namespace: str, key: str) -> 
         return f"the arrays {missing} its __header__ lists are missing"
     if not set(header.get("nonfinite", [])) <= set(header["arrays"]):
         return "its __header__'s nonfinite names arrays it does not list"
+    crc = header.get("crc32")
+    if not isinstance(crc, dict) or set(crc) != set(header["arrays"]) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in crc.values()):
+        return "its __header__ lacks a crc32 checksum of each of its arrays"
     return None
 
 
@@ -277,6 +290,8 @@ def _parse(path: Path, file: IO[bytes], namespace: str, key: str) -> tuple[dict[
         arrays = {name: data[name] for name in header["arrays"]}
     allowed = set(header.get("nonfinite", []))
     for name, array in arrays.items():
+        if _checksum(array) != header["crc32"][name]:
+            raise CorruptEntry(path, f"its array {name!r} does not match the checksum written with it")
         bad = 0 if name in allowed else _nonfinite_count(array)
         if bad:
             raise CorruptEntry(path, f"its array {name!r} holds {bad} NaN or infinite values, undeclared")
@@ -287,9 +302,10 @@ def read_entry(path: Path, namespace: str, key: str) -> tuple[dict[str, Any], Ar
     """The header and arrays of the entry at ``path``, which must be the valid entry of ``key`` under
     ``namespace``: an npz archive (no pickles, no objects) whose ``__header__`` is a JSON object with
     the strings ``key``, ``ns`` (these two matching), ``lib``, and ``arrays`` (and optionally
-    ``nonfinite``) a list of names of arrays it holds, NaN or infinity only in those ``nonfinite``
-    names. Anything else raises :class:`CorruptEntry` (a missing file too: a dangling link, or an entry
-    deleted meanwhile); an entry this process may not open raises :class:`ConfigError`."""
+    ``nonfinite``) a list of names of arrays it holds, ``crc32`` the checksum of each, NaN or infinity
+    only in those ``nonfinite`` names. Anything else raises :class:`CorruptEntry` (a missing file too:
+    a dangling link, or an entry deleted meanwhile); an entry this process may not open raises
+    :class:`ConfigError`."""
     try:
         file = open(path, "rb")  # an error here is one of access; one while parsing, of the bytes
     except FileNotFoundError:
@@ -309,7 +325,8 @@ def read_entry(path: Path, namespace: str, key: str) -> tuple[dict[str, Any], Ar
 def _write(path: Path, namespace: str, key: str, arrays: Arrays, nonfinite: Collection[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     header = json.dumps({"key": key, "ns": namespace, "lib": library_fingerprint(_study_of(namespace)),
-                         "arrays": sorted(arrays), "nonfinite": sorted(set(nonfinite) & set(arrays))})
+                         "arrays": sorted(arrays), "nonfinite": sorted(set(nonfinite) & set(arrays)),
+                         "crc32": {name: _checksum(array) for name, array in arrays.items()}})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:
