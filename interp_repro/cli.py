@@ -29,7 +29,7 @@ from interp_repro.figures import FORMATS, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
 from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
-from interp_repro.studies import fill_cache, run_all
+from interp_repro.studies import check_registry, fill_cache, run_all
 
 DESCRIPTION = """\
 Run the four reproduced interpretability studies, execute the book's chapters, and report which of
@@ -120,9 +120,11 @@ def _default_scale() -> str:
 
 
 def _check_setup() -> None:
-    """Fail on a bad setting before any work: the cache folder, the record file, where jobs run."""
+    """Fail on a bad setting before any work: the cache folder, the record file, the registry against
+    the claims functions, where jobs run."""
     check_cache_dir()
     check_record_path()
+    check_registry()
     if dask_address() is None:
         default_workers()
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from interp_repro.core.parallel import Job
+    from interp_repro.core.table import Table
 
 
 class Experiments(Protocol):
@@ -26,6 +27,7 @@ class Experiments(Protocol):
     from the study's one table of experiments (``core.table``)."""
 
     __name__: str
+    EXPERIMENTS: "Table"
 
     def jobs(self, scale: str) -> "list[Job]":
         """The independent cached computations the study's chapters read at ``scale``."""
@@ -105,18 +107,29 @@ def jobs(scale: str, study: str) -> "list[Job]":
 
 
 def run_all(scale: str, study: str) -> dict[str, Any]:
-    """Every claim of ``study`` at ``scale`` (``experiments.run_all``), each in the registry, else
-    :class:`~interp_repro.core.errors.ConfigError` naming the ids it lacks. A claim may be missing
-    where its data are (e.g. a test that needs more networks than the scale trains): the command line
-    fails it as unmeasured."""
+    """Every claim of ``study`` at ``scale`` (``experiments.run_all``). A claim may be missing where its
+    data are (e.g. a test that needs more networks than the scale trains): the command line fails it
+    as unmeasured."""
+    return experiments(study).run_all(scale)
+
+
+def check_registry(studies: tuple[str, ...] = STUDIES) -> None:
+    """:class:`~interp_repro.core.errors.ConfigError` unless the claims functions of each of
+    ``studies`` declare (``core.table.declares``) exactly its claims in the registry: no id the
+    registry lacks, no claim without a claims function. Checked before any work."""
     from interp_repro.core.errors import ConfigError
+    from interp_repro.core.table import declared_ids
     from interp_repro.reproduction.claims import CLAIMS_FILE, study_claims
 
-    values = experiments(study).run_all(scale)
-    if unknown := sorted(set(values) - {claim.id for claim in study_claims(study)}):
-        raise ConfigError(f"{study}'s claims functions return ids that {CLAIMS_FILE.name} lacks: "
-                          f"{', '.join(unknown)}")
-    return values
+    for study in _check(studies):
+        declared = declared_ids(experiments(study).EXPERIMENTS)
+        registry = {claim.id for claim in study_claims(study)}
+        if unknown := sorted(declared - registry):
+            raise ConfigError(f"{study}'s claims functions declare ids that {CLAIMS_FILE.name} lacks: "
+                              f"{', '.join(unknown)}")
+        if orphans := sorted(registry - declared):
+            raise ConfigError(f"claims in {CLAIMS_FILE.name} that no claims function of {study} declares: "
+                              f"{', '.join(orphans)}")
 
 
 def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | None = None,

@@ -16,6 +16,7 @@ from interp_repro.core import ConfigError, Estimate
 from interp_repro.reproduction.claims import load_claims, parse_claims
 from interp_repro.reproduction.records import load_records, record
 from interp_repro.reproduction.report import Outcome
+from interp_repro.studies import check_registry
 
 NUMBER = "superposition.five_two_dense_count"  # a numeric claim
 YES_NO = next(cid for cid, claim in load_claims().items() if claim.boolean)
@@ -221,14 +222,39 @@ def test_a_broken_package_registry_is_one_line_and_exit_2(tmp_path, monkeypatch,
         load_claims.cache_clear()
 
 
-def test_a_claims_function_returning_an_id_the_registry_lacks_is_one_line(monkeypatch, capsys):
+def _work(*args, **kwargs):
+    pytest.fail("work started before the registry was checked")
+
+
+@pytest.mark.parametrize(("declared", "message"), [
+    (("abstraction.made_up",), "abstraction's claims functions declare ids that claims.toml lacks: "
+                               "abstraction.made_up"),
+    ((), "claims in claims.toml that no claims function of abstraction declares: abstraction."),
+])
+def test_the_registry_and_the_claims_functions_agree_before_any_work(declared, message, monkeypatch,
+                                                                       capsys):
     from interp_repro.abstraction import experiments as abstraction
 
-    monkeypatch.setattr(cli, "fill_cache", lambda scale, studies: {})
-    monkeypatch.setattr(abstraction, "run_all", lambda scale: {"abstraction.made_up": 1.0})
+    read = abstraction.EXPERIMENTS["linear"].claims[0]
+    monkeypatch.setattr(read, "claim_ids", read.claim_ids | set(declared) if declared else frozenset())
+    monkeypatch.setattr(cli, "fill_cache", _work)
+    monkeypatch.setattr(cli, "run_all", _work)
     assert main(["run", "abstraction", "--scale", "ci"]) == 2
-    assert "abstraction's claims functions return ids that claims.toml lacks: abstraction.made_up" in (
-        capsys.readouterr().err)
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_claims_function_returning_an_id_it_did_not_declare_is_refused():
+    from interp_repro.core.table import Experiment, declares, table_claims
+
+    @declares("abstraction.lazy_excess")
+    def read(results):
+        return {"abstraction.lazy_excess": 0.0, "abstraction.rich_max_alpha": 1.0}
+
+    table = {"x": Experiment(config=lambda scale: None, run=lambda config: None, claims=(read,),
+                             jobs=lambda config: [])}
+    with pytest.raises(ValueError, match=r"returns claim ids it does not declare: \['abstraction.rich_max"):
+        table_claims(table, "ci", "x")
 
 
 def test_a_claim_no_claims_function_measured_fails_the_run(claims_return, capsys):
@@ -239,3 +265,7 @@ def test_a_claim_no_claims_function_measured_fails_the_run(claims_return, capsys
                  and "ci" not in c.skipped)
     assert f"{other}: no status at ci: no claims function returned a value at ci -> FAIL" in out
     assert f"{NUMBER}: paper" in out
+
+
+def test_every_claim_of_the_registry_has_a_claims_function_and_no_function_an_unknown_id():
+    check_registry()

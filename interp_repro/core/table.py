@@ -17,6 +17,26 @@ Claims = Callable[[Any], dict[str, Any]]
 """A claims function: results -> claim id -> measured value."""
 
 
+def declares(*ids: str) -> Callable[[Claims], Claims]:
+    """Mark a claims function with the claim ids it returns (some only where their data exist, e.g.
+    a test that needs more networks than a scale trains), so that the registry can be checked against
+    them before any work (``studies.check_registry``) and :func:`table_claims` refuses an id the
+    function did not declare."""
+    def mark(read: Claims) -> Claims:
+        read.claim_ids = frozenset(ids)
+        return read
+    return mark
+
+
+def declared_ids(table: "Table") -> set[str]:
+    """The claim ids the claims functions of ``table`` declare (:func:`declares`); ``ValueError`` for a
+    claims function that declares none."""
+    reads = [read for experiment in table.values() for read in experiment.claims]
+    if undeclared := [read.__qualname__ for read in reads if not hasattr(read, "claim_ids")]:
+        raise ValueError(f"claims functions {undeclared} declare no claim ids (core.table.declares)")
+    return {cid for read in reads for cid in read.claim_ids}
+
+
 def no_jobs(config: Any) -> list[Job]:
     """The jobs of an experiment that caches nothing (a closed form, computed when asked): none."""
     return []
@@ -66,5 +86,8 @@ def table_claims(table: Table, scale: str, desc: str) -> dict[str, Any]:
         if experiment.claims:
             results = experiment.run(configs[name])
             for read in experiment.claims:
-                claims |= read(results)
+                values = read(results)
+                if extra := sorted(set(values) - read.claim_ids):
+                    raise ValueError(f"{read.__qualname__} returns claim ids it does not declare: {extra}")
+                claims |= values
     return claims

@@ -30,7 +30,7 @@ from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
-from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.core.table import Experiment, declares, table_claims, table_jobs
 from interp_repro.core.validate import check_field_types
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import check_modulus
@@ -414,6 +414,7 @@ ZHONG_RATES = {"uniform": 0.0, "learnable": 1.0}
 """The attention rate of each attention architecture: where in Zhong's sweep its population lies."""
 
 
+@declares("modular_addition.min_test_accuracy", "modular_addition.simple_neuron_r2")
 def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     """Test accuracy of every network and how well the simple-neuron model fits layer 1 (median over
     the analysed clusters of their neurons' median R^2)."""
@@ -425,6 +426,8 @@ def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     }
 
 
+@declares("modular_addition.learnable_dist_irr", "modular_addition.learnable_grad_sym",
+           "modular_addition.uniform_dist_irr", "modular_addition.uniform_grad_sym")
 def zhong_metric_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     """Zhong's two metrics as his sweep table computes them (:data:`ZHONG_METRICS`; medians over
     seeds) for the two attention architectures that are run, held to his population at their rate."""
@@ -537,6 +540,11 @@ def zhong_table(units: Sequence[Unit[ZhongSpec]]) -> list[dict[str, Any]]:
     return rows
 
 
+@declares("modular_addition.zhong_cka_disc", "modular_addition.zhong_disc_pad_on_diagonal",
+           "modular_addition.zhong_learnable_disc_fraction",
+           "modular_addition.zhong_logit_circle_fraction", "modular_addition.zhong_model_a_dist_irr",
+           "modular_addition.zhong_model_a_grad_sym", "modular_addition.zhong_model_b_dist_irr",
+           "modular_addition.zhong_model_b_grad_sym", "modular_addition.zhong_uniform_disc_fraction")
 def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
     """Our measures on Zhong's own networks: his two metrics on Models A and B by his procedure (his
     100 triples, the correct logit), and the manifold paper's layer-1 and logit manifolds on his
@@ -579,6 +587,15 @@ def lowest_pad_share(groups: Iterable[Sequence[Unit]]) -> Estimate:
                key=lambda estimate: estimate.value)
 
 
+@declares("modular_addition.concat_cka_torus", "modular_addition.concat_pad_on_diagonal",
+           "modular_addition.concat_rsm_torus", "modular_addition.concat_torus_fraction",
+           "modular_addition.disc_pad_on_diagonal", "modular_addition.disc_rsm_disc",
+           "modular_addition.layer1_cka_circle", "modular_addition.learnable_cka_disc",
+           "modular_addition.learnable_disc_fraction", "modular_addition.logit_circle_fraction",
+           "modular_addition.mlp_add_cka_disc", "modular_addition.mlp_add_disc_fraction",
+           "modular_addition.pad_mmd_disc_over_concat", "modular_addition.seed_mean_bottleneck",
+           "modular_addition.seed_permutation_p", "modular_addition.uniform_cka_disc",
+           "modular_addition.uniform_disc_fraction")
 def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     """Cluster and logit manifolds (Betti numbers, PCA, CKA) and the bottleneck-distance statistics
     of the book's seed document, for the architectures that are run."""

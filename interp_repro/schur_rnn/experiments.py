@@ -30,7 +30,7 @@ from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
-from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.core.table import Experiment, declares, table_claims, table_jobs
 from interp_repro.core.validate import check_field_types
 from interp_repro.schur_rnn.data import COPY_REPLAY, TASKS
 from interp_repro.schur_rnn.measures import (
@@ -277,6 +277,10 @@ def run_copy(cfg: CopyConfig) -> CopyResults:
     return CopyResults(grid, sweep, alphas, cfg.headline)
 
 
+@declares("schur_rnn.copy_all_removed_accuracy", "schur_rnn.copy_cayley_max_change",
+           "schur_rnn.copy_cc_pairs_gap", "schur_rnn.copy_cr_accuracy", "schur_rnn.copy_cr_drop",
+           "schur_rnn.copy_cr_lowest", "schur_rnn.copy_full_accuracy", "schur_rnn.copy_rr_accuracy",
+           "schur_rnn.copy_rr_drop", "schur_rnn.table1_alphas_holding")
 def copy_claims(res: CopyResults) -> dict[str, Any]:
     """Headline numbers of the copy task (Draeger 2026, Figure 1 and Table 1)."""
     per_seed = res.grid[res.headline].measured["accuracy"]  # (8 ablations, seeds)
@@ -457,6 +461,10 @@ def run_neuro(cfg: NeuroConfig) -> NeuroUnits:
     return {(s.task, s.construction): run_unit(s, cfg.alpha, cfg.eval_batch) for s in cfg.specs()}
 
 
+@declares("schur_rnn.neuro_cayley_max_dfvu", "schur_rnn.neuro_cc_costly_share",
+           "schur_rnn.neuro_fvu_context", "schur_rnn.neuro_fvu_flipflop", "schur_rnn.neuro_fvu_sine",
+           "schur_rnn.neuro_seed_dependent_share", "schur_rnn.neuro_tasks_distinct_profiles",
+           "schur_rnn.neuro_tasks_learned")
 def neuro_claims(res: NeuroUnits) -> dict[str, Any]:
     """Training quality (the dense orthogonal networks' full-model FVU per task, median seed, as the
     paper reports it), Cayley invariance, how the stabilizer sets vary by task and by seed, and, over

@@ -25,7 +25,7 @@ from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
-from interp_repro.core.table import Experiment, table_claims, table_jobs
+from interp_repro.core.table import Experiment, declares, table_claims, table_jobs
 from interp_repro.core.units import Arrays
 from interp_repro.core.validate import check_field_types
 from interp_repro.superposition.data import decaying_importance
@@ -130,6 +130,9 @@ def run_intro(cfg: IntroConfig) -> Arrays:
     return cached("superposition/intro", cfg, lambda: _train_sweep("relu", cfg, "5->2 across sparsity"))
 
 
+@declares("superposition.five_two_dense_count", "superposition.five_two_dense_top2",
+           "superposition.five_two_pentagon_error", "superposition.five_two_sparse_bias_max",
+           "superposition.five_two_sparse_count")
 def intro_claims(res: Arrays) -> dict[str, Any]:
     """Dense: how many features and whether they are the top 2; sparse: pentagon and bias sign."""
     dense, sparse = res["W"][0], res["W"][-1]
@@ -185,6 +188,7 @@ def run_pentagon(cfg: PentagonConfig) -> Arrays:
     return cached("superposition/pentagon", cfg, compute, nonfinite=("gap",))
 
 
+@declares("superposition.perturbed_pentagon_gap")
 def pentagon_claims(res: Arrays) -> dict[str, Any]:
     """How far (degrees) the neighbours of the most important feature have moved away from it,
     beyond the regular pentagon's 72, at the largest importance factor."""
@@ -242,6 +246,9 @@ def run_demo(cfg: DemoConfig) -> dict[str, Arrays]:
     return out
 
 
+@declares("superposition.antipodal_first_share", "superposition.dense_relu_frobenius",
+           "superposition.dense_relu_top_m", "superposition.linear_top_m",
+           "superposition.sparse_relu_represented")
 def demo_claims(res: dict[str, Arrays], n: int = 20, m: int = 5) -> dict[str, Any]:
     """Linear: exactly the top m features at every sparsity; ReLU: when dense, ||W||_F^2 ~ m and the
     features it keeps are the top m, and at the first sparsity where it represents more than m
@@ -327,6 +334,8 @@ def run_phase(cfg: PhaseConfig) -> Arrays:
     return cached("superposition/phase", cfg, compute)
 
 
+@declares("superposition.phase_agreement", "superposition.phase_intermediate_norm",
+           "superposition.phase_superposition_above_bound")
 def phase_claims(res: Arrays) -> dict[str, Any]:
     """2 -> 1: share of cells in superposition above the density bound (4/7, reached at r = 1,
     the tip of the analytic superposition wedge), agreement with the analytic phases, and the share
@@ -340,6 +349,7 @@ def phase_claims(res: Arrays) -> dict[str, Any]:
     }
 
 
+@declares("superposition.phase_3_2_agreement")
 def phase_3_2_claims(res: Arrays) -> dict[str, Any]:
     """3 -> 2: share of grid cells whose trained phase is that of the lowest-loss candidate."""
     return {"superposition.phase_3_2_agreement": Estimate.share(
@@ -411,6 +421,8 @@ def dimensionality_counts(res: Arrays, inverse_density: float) -> tuple[float, d
     return float(1 / res["density"][k]), dict(zip(values.tolist(), counts.tolist(), strict=True))
 
 
+@declares("superposition.dims_near_fractions", "superposition.dstar_half_plateau",
+           "superposition.dstar_one_plateau", "superposition.sum_dims_over_m")
 def geometry_claims(res: Arrays) -> dict[str, Any]:
     """The widths of the D* = 1 and D* = 1/2 plateaus, how much more than chance the packed
     models' D_i cluster at the named fractions (:func:`~.measures.packed_dims`), and sum_i D_i / m:
@@ -464,6 +476,7 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
     return cached("superposition/dynamics", cfg, compute)
 
 
+@declares("superposition.dynamics_level_jumps")
 def dynamics_claims(res: Arrays) -> dict[str, Any]:
     """The share of the features learned by the end of training whose D_i jumps between two settled
     levels on the way (§"Learning dynamics": D_i moves between discrete "energy levels";
@@ -515,6 +528,7 @@ def run_correlation(cfg: CorrelationConfig) -> dict[str, Arrays]:
     return out
 
 
+@declares("superposition.anticorrelated_pair_cos", "superposition.correlated_pair_abs_cos")
 def correlation_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     """Mean cosine within each pair: ~0 (orthogonal) if correlated, ~-1 (antipodal) if anti."""
     return {
@@ -561,6 +575,7 @@ def top_share_table(res: Arrays) -> pd.DataFrame:
                         columns=pd.RangeIndex(shares.shape[-1], name="neuron"))
 
 
+@declares("superposition.privileged_dense_top_share", "superposition.privileged_sparse_top_share")
 def privileged_claims(res: Arrays) -> dict[str, Any]:
     """Mean top-feature share of live neurons, dense vs sparsest: monosemantic -> polysemantic."""
     return {
@@ -618,6 +633,8 @@ def run_abs(cfg: AbsConfig) -> dict[str, Arrays]:
             "sweep": cached("superposition/abs/sweep", cfg, sweep)}
 
 
+@declares("superposition.abs_dense_top_share", "superposition.abs_sparse_top_share",
+           "superposition.abs_two_neurons_per_feature")
 def abs_claims(res: dict[str, Arrays]) -> dict[str, Any]:
     """Dense n = 3: share of features computed by exactly two single-feature neurons of opposite
     sign. Sweep: the mean top-feature share of live neurons, densest and sparsest (one feature per

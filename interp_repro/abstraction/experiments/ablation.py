@@ -29,6 +29,7 @@ from interp_repro.core import (
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
+from interp_repro.core.table import declares
 from interp_repro.core.validate import check_field_types
 
 
@@ -122,6 +123,7 @@ def run_ablation(cfg: AblationConfig) -> Arrays:
                   lambda: ablation_table(cfg.net, seeds=range(cfg.seed, cfg.seed + cfg.seeds)))
 
 
+@declares("abstraction.gelu_alpha_up_fraction", "abstraction.gelu_probe_up_fraction")
 def ablation_claims(res: Arrays) -> dict[str, Any]:
     """The fraction of (seed, block) pairs whose alpha, and whose probe accuracy, goes up when the
     block's GELU is replaced by the identity: the paper's direction of change."""

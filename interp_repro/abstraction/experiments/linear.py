@@ -36,6 +36,7 @@ from interp_repro.core import (
     check_tuple,
 )
 from interp_repro.core.presets import Preset
+from interp_repro.core.table import declares
 from interp_repro.core.validate import check_field_types
 
 # --- two-layer linear network: theory against simulation ---------------------------------------
@@ -82,6 +83,8 @@ def run_linear(cfg: LinearConfig) -> Arrays:
     return cached("abstraction/linear", cfg, compute)
 
 
+@declares("abstraction.intermediate_overshoot", "abstraction.sim_terminal_gap",
+           "abstraction.theory_sim_max_gap")
 def linear_claims(res: Arrays) -> dict[str, Any]:
     """Theory against simulation over the whole run, the end of the run against the terminal law, and
     how far alpha overshoots the terminal law on the way (kappa = 1 sits between the rich and the lazy
@@ -101,6 +104,7 @@ def rich_config(scale: str) -> LinearConfig:
     return LinearConfig.preset(scale, kappa=RICH_KAPPA)
 
 
+@declares("abstraction.rich_terminal_gap", "abstraction.rich_trained_max_alpha")
 def rich_claims(res: Arrays) -> dict[str, Any]:
     """The highest alpha a network trained from a small initialisation reaches (the paper: near 1,
     in a long metastable phase, before it decays to alpha_inf), and how far from the terminal law it
@@ -167,6 +171,7 @@ slowly, so a noiseless cell still sits up to 0.025 below it after ``steps``, the
 against a noiseless partner)."""
 
 
+@declares("abstraction.perfect_iff_noiseless", "abstraction.terminal_grid_max_gap")
 def terminal_grid_claims(res: Arrays) -> dict[str, Any]:
     """The terminal law on the noisy cells (nu_x nu_y > 0; on the noiseless ones alpha approaches 1
     without reaching it in finite time), and whether exactly the cells with a noiseless input or
@@ -218,6 +223,7 @@ def run_kappa(cfg: KappaConfig) -> Arrays:
             "alpha_x": np.array(nu_abstraction(cfg.nu_x))}
 
 
+@declares("abstraction.lazy_excess", "abstraction.rich_max_alpha")
 def kappa_claims(res: Arrays) -> dict[str, Any]:
     """Rich (smallest kappa): the highest alpha reached; lazy (largest): how far it exceeds alpha_inf."""
     return {"abstraction.rich_max_alpha": float(res["max_alpha"][0]),
@@ -274,6 +280,8 @@ def depth_profiles(res: Arrays) -> tuple[dict[int, np.ndarray], dict[int, np.nda
     return profiles, theory
 
 
+@declares("abstraction.depth_last_layer_rises", "abstraction.depth_profile_deviation",
+           "abstraction.depth_terminal_gap")
 def depth_claims(res: Arrays) -> dict[str, Any]:
     """The last layer's terminal alpha rises with depth; the layer profile is linear in arctanh."""
     last = res["last"][:, -1]

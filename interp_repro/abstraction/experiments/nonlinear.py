@@ -50,6 +50,7 @@ from interp_repro.core import (
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
+from interp_repro.core.table import declares
 from interp_repro.core.validate import check_field_types
 
 
@@ -125,6 +126,8 @@ def run_kernels(cfg: KernelConfig) -> KernelResults:
                          abs_alpha_Q={name: arrays[_stored("alpha_Q", name)] for name in CLOSED_FORMS})
 
 
+@declares("abstraction.attenuation_violations_erf", "abstraction.attenuation_violations_leaky_relu",
+           "abstraction.attenuation_violations_relu", "abstraction.kernel_mc_max_error")
 def kernel_claims(res: KernelResults) -> dict[str, Any]:
     """Violations of |alpha_K| <= |alpha_Q| per closed-form map, and the worst Monte Carlo error."""
     claims: dict[str, Any] = {
@@ -284,6 +287,7 @@ def run_anti_abstraction_sweep(cfg: AntiAbstractionSweepConfig) -> Arrays:
     return cached("abstraction/anti_abstraction_sweep", cfg, compute)
 
 
+@declares("abstraction.relu_anti_abstraction")
 def anti_abstraction_claims(res: Arrays) -> dict[str, Any]:
     """How far the ReLU pre-activations move towards -1 from where their input starts: at each
     (nu_x, noise_x, width) of the sweep, alpha at the end of training minus the input's own alpha_x;
@@ -330,6 +334,7 @@ def pre_post_table(res: PrePost) -> pd.DataFrame:
                         index=pd.Index(list(res.pre), name="activation"))
 
 
+@declares("abstraction.erf_follows_linear_theory", "abstraction.sim_attenuation_end_violations")
 def nonlinear_claims(res: PrePost) -> dict[str, Any]:
     """How many activations end training with |alpha_post| > |alpha_pre| + :data:`FINITE_WIDTH_TOL`
     (noise-free data), and how far the erf network's features stray from the exact linear theory over
