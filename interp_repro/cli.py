@@ -297,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--book", type=Path, default=None, help=book_help)
     fig.add_argument("--quiet", action="store_true", help="no progress bars")
     rep = _command(sub, "report", "claims: the paper's value and band, ours, the measured and the expected "
-                   "status; exit 1 when an outcome fails or nothing is recorded, 2 for a bad record file",
+                   "status; exit 1 when an outcome fails, 2 for a bad record file or nothing recorded",
                    cmd_report)
     rep.add_argument("--scale", type=_scale, default=None, help=scale_help)
     rep.add_argument("--study", type=_study, default=None)
