@@ -145,10 +145,11 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
 
 
 def cmd_list(_args) -> int:
+    scale, cache, records = _default_scale(), cache_dir(), record_path()  # a bad setting: nothing printed
     print("studies: " + ", ".join(STUDIES))
-    print("scales:  " + ", ".join(SCALES) + f" (default {_default_scale()})")
-    print(f"cache:   {cache_dir()}")
-    print(f"records: {record_path()}")
+    print("scales:  " + ", ".join(SCALES) + f" (default {scale})")
+    print(f"cache:   {cache}")
+    print(f"records: {records}")
     return 0
 
 
