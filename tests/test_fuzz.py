@@ -54,15 +54,15 @@ def isolated(tmp_path, monkeypatch):
 
 def _exit(argv: list[str], capsys) -> int:
     """``main(argv)``'s exit status (a usage error's SystemExit included); a traceback fails the test,
-    and so does an error that is not one line."""
+    and so does an error that is not one line, or that follows output."""
     try:
         status = main(argv)
     except SystemExit as exit_:
         status = exit_.code
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert status in (0, 1, 2), (argv, status, err)
-    if status == 2:
-        assert err.count("\n") == 1 and err.startswith("interp-repro: error: "), err
+    if status == 2:  # one line, and nothing printed before it
+        assert err.count("\n") == 1 and err.startswith("interp-repro: error: ") and not out, (out, err)
     return status
 
 
