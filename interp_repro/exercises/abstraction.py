@@ -25,7 +25,7 @@ from interp_repro.abstraction.measures import (
     terminal_abstraction,
 )
 from interp_repro.core import check_nonnegative, check_positive, check_positive_int
-from interp_repro.exercises.checking import attempt, close, number, passed, require
+from interp_repro.exercises.checking import attempt, close, number, passed, random_cases, require
 
 # --- 1. within-class noise and the measured abstraction score -------------------------------------
 
@@ -123,9 +123,14 @@ def _coded(labels: np.ndarray, shape_vector: np.ndarray, context_vector: np.ndar
     return s * shape_vector + c * context_vector + s * c * interaction
 
 
+_COLOUR = "each of the two vectors contrasts the two shapes (s = +1 against s = -1) within one context, " \
+          "not the two contexts"
+
+
 def check_abstraction_score(abstraction_score: Callable) -> None:
     """Check ``abstraction_score(Z, labels)``: the shape score of class means (Yang, Saxe, Latham 2026)
-    of representations Z (N, d) with (s, c) labels (N, 2) in {+1, -1}, as ``measures.abstraction_score``."""
+    of representations Z (N, d) with (s, c) labels (N, 2) in {+1, -1}, as ``measures.abstraction_score``,
+    on cases that show one mistake each, then on random shuffled samples (``random_cases(20)``)."""
     name = "abstraction_score"
     rng = np.random.default_rng(2)
     labels = np.array(CLASSES * 3 + CLASSES[:2])  # unequal class sizes: 4, 4, 3, 3 samples
@@ -137,23 +142,37 @@ def check_abstraction_score(abstraction_score: Callable) -> None:
             "score 1")
     partly = _coded(labels, 2 * u, v, w)
     mixed = number(attempt(abstraction_score, name, partly, labels), name)
+    colour = close(mixed, float(measures.abstraction_score(partly, labels, "colour")))
     require(close(mixed, float(measures.abstraction_score(partly, labels))),
-            f"on Z = 2 s u + c v + s c w your score {mixed:.3g} is wrong: each of the two vectors contrasts "
-            "the two shapes (s = +1 against s = -1) within one context")
+            f"on Z = 2 s u + c v + s c w your score {mixed:.3g} is wrong"
+            + (f": {_COLOUR}" if colour else ""))
     flipped = number(attempt(abstraction_score, name, _coded(labels, 0 * u, v, u), labels), name)
     require(close(flipped, -1.0), "shape coded by opposite vectors in the two contexts (Z = c v + s c u) "
             "must score -1")
     scaled = number(attempt(abstraction_score, name, 3.0 * Z + 1.0, labels), name)
-    require(close(scaled, score), "scaling Z by 3 and shifting it changed the score: it is a cosine")
+    require(close(scaled, score), "scaling Z by 3 and shifting it changed the score: it must not (it is a "
+            "cosine of differences)")
     require(close(score, float(measures.abstraction_score(Z, labels))),
-            f"on noisy data with 3 or 4 samples per class your score {score:.6g} is wrong (average each "
-            "class first, then take differences of the class means)")
-    passed(name, 6)
+            f"on noisy data with 3 or 4 samples per class your score {score:.6g} is wrong")
+    checks = 6
+    for k, rng in random_cases(20):
+        sizes, dim = rng.integers(1, 6, 4), int(rng.integers(1, 7))
+        labels = np.repeat(np.array(CLASSES), sizes, axis=0)[rng.permutation(sizes.sum())]
+        means = rng.standard_normal((4, dim)) * rng.uniform(0.2, 3.0)
+        Z = means[[CLASSES.index(tuple(row)) for row in labels]] + rng.uniform(0.0, 1.0) * \
+            rng.standard_normal((len(labels), dim))
+        value = number(attempt(abstraction_score, name, Z, labels), name)
+        require(close(value, float(measures.abstraction_score(Z, labels))),
+                f"on random data {k} ({len(labels)} samples in shuffled order, {dim} dimensions) your score "
+                f"{value:.6g} is wrong")
+        checks += 1
+    passed(name, checks)
 
 
 def check_kernel_abstraction(kernel_abstraction: Callable) -> None:
     """Check ``kernel_abstraction(K)``: the shape score from a 4 x 4 class kernel K_ab = <z_a, z_b> alone
-    (classes in ``CLASSES`` order), as ``measures.kernel_abstraction``."""
+    (classes in ``CLASSES`` order), as ``measures.kernel_abstraction``, on cases that show one mistake
+    each, then on kernels of random class means of every rank (``random_cases(40)``)."""
     name = "kernel_abstraction"
     rng = np.random.default_rng(4)
     M = rng.standard_normal((4, 6))
@@ -161,15 +180,24 @@ def check_kernel_abstraction(kernel_abstraction: Callable) -> None:
     score = number(attempt(kernel_abstraction, name, K), name)
     shifted = M + rng.standard_normal(6)
     moved = number(attempt(kernel_abstraction, name, shifted @ shifted.T), name)
-    require(close(moved, score), "adding the same vector to every class mean changed the score: write "
-            "<d1, d2> and |d|^2 with every cross term of K")
+    require(close(moved, score), "adding the same vector to every class mean changed the score: it must not "
+            "(d1 and d2 are differences of class means)")
     require(close(number(attempt(kernel_abstraction, name, 4.0 * K), name), score),
-            "multiplying K by 4 changed the score: it is a cosine")
+            "multiplying K by 4 changed the score: it must not (it is a cosine)")
     nu = 0.5
     two_factor = number(attempt(kernel_abstraction, name, kernel_from_spectrum([1.0, 1.0, 1.0, nu])), name)
     require(close(two_factor, (1 - nu) / (1 + nu)), "a two-factor kernel with lambda_SC / lambda_S = nu = "
             "0.5 must score (1 - nu) / (1 + nu)")
+    colour = close(score, float(measures.kernel_abstraction(K, "colour")))
     require(close(score, float(measures.kernel_abstraction(K))),
-            f"for K = M M^T of 4 random class means your score {score:.6g} is not the cosine of M's shape "
-            "vectors (mind which classes each vector contrasts)")
-    passed(name, 4)
+            f"for K = M M^T of 4 random class means your score {score:.6g} is wrong"
+            + (f": {_COLOUR}" if colour else ""))
+    checks = 4
+    for k, rng in random_cases(40):
+        rank = int(rng.integers(1, 5))
+        M = rng.standard_normal((4, rank)) * rng.uniform(0.2, 3.0) + rng.normal(0.0, 2.0, rank)
+        value = number(attempt(kernel_abstraction, name, M @ M.T), name)
+        require(close(value, float(measures.kernel_abstraction(M @ M.T))),
+                f"for random kernel {k} (class means in {rank} dimensions) your score {value:.6g} is wrong")
+        checks += 1
+    passed(name, checks)

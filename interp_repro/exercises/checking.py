@@ -1,13 +1,23 @@
 """What every ``check_<what>`` of the coding exercises shares: call the student's function, read its
-answer, and fail with one line that says what is wrong without giving the answer away."""
+answer, and fail with one line that says what is wrong without giving the answer away.
 
-from collections.abc import Callable
+A check tries the student's function first on cases built to show one mistake each, whose hint names
+that mistake, then on seeded random cases drawn from the whole domain (:func:`random_cases`), compared
+with the library's reference; a wrong answer there names no mistake, only the case.
+"""
+
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 
 class CheckFailed(AssertionError):
     """A student's function gave a wrong answer; the message says what, in one line."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython (and so a notebook, and nbgrader's feedback) shows: the one line, no traceback into
+        the check."""
+        return [f"CheckFailed: {self}"]
 
 
 def attempt(fn: Callable, name: str, *args):
@@ -56,3 +66,9 @@ def close(a, b, tol: float = 1e-6) -> bool:
 def passed(name: str, checks: int) -> None:
     """Say that ``name`` passed all ``checks`` checks (never with the values it was checked against)."""
     print(f"{name}: all {checks} checks pass")
+
+
+def random_cases(seed: int, count: int = 6) -> Iterator[tuple[int, np.random.Generator]]:
+    """``count`` numbered generators seeded ``seed``, ``seed + 1``, ...: the same random cases every run."""
+    for k in range(count):
+        yield k + 1, np.random.default_rng(seed + k)

@@ -21,7 +21,7 @@ from interp_repro.core import (
     pca_projection,
     pca_variance,
 )
-from interp_repro.exercises.checking import attempt, close, number, passed, require
+from interp_repro.exercises.checking import attempt, close, number, passed, random_cases, require
 from interp_repro.modular_addition import measures
 from interp_repro.modular_addition.data import check_modulus
 from interp_repro.modular_addition.model import KINDS
@@ -155,9 +155,19 @@ def architecture_phases(p: int = 23, *, steps: int = 1500, d_model: int = 64, d_
 
 # --- coding exercises: the student's functions, checked ---------------------------------------------
 
+def _ddof_mistakes(p: int) -> dict[float, str]:
+    """q of a table that depends on (a + b) mod p only (odd p), as each mix-up of standard deviations
+    computes it, with the hint that names that mix-up (the right q is 1)."""
+    within, overall = np.sqrt(p / (p - 1)), np.sqrt(p * p / (p * p - 1))
+    return {within: "the spread within each difference uses ddof = 1: use population standard deviations",
+            1 / overall: "the whole table's spread uses ddof = 1: use population standard deviations",
+            within / overall: "use population standard deviations (ddof = 0), not sample ones"}
+
+
 def check_distance_irrelevance(distance_irrelevance: Callable) -> None:
     """Check ``distance_irrelevance(table)`` on (p, p) tables of correct logits L[a, b]: Zhong et al.'s q,
-    as ``measures.distance_irrelevance``."""
+    as ``measures.distance_irrelevance``, on cases that show one mistake each, then on random mixtures of a
+    function of a - b, one of a + b and noise, for odd and even p (``random_cases(110)``)."""
     name = "distance_irrelevance"
     p = 7
     a = np.arange(p)
@@ -165,41 +175,66 @@ def check_distance_irrelevance(distance_irrelevance: Callable) -> None:
     table = rng.standard_normal((p, p))
     q = number(attempt(distance_irrelevance, name, table), name)
     rescaled = number(attempt(distance_irrelevance, name, 3.0 * table + 5.0), name)
-    require(close(rescaled, q), "multiplying the table by 3 and adding 5 changed q: divide by the spread "
-            "of the whole table")
+    require(close(rescaled, q), "multiplying the table by 3 and adding 5 changed q: it must not (q is a "
+            "ratio of two spreads of the table)")
     pizza = np.cos(2 * np.pi * ((a[:, None] - a[None, :]) % p) / p)
     q_pizza = number(attempt(distance_irrelevance, name, pizza), name)
     require(close(q_pizza, 0.0), f"a table that depends on (a - b) mod p only must give q = 0, yours gives "
-            f"{q_pizza:.3g}: take the spread over the pairs that share a difference")
+            f"{q_pizza:.3g}: such a table does not vary within a group of pairs that share a difference")
     clock = rng.standard_normal(p)[(a[:, None] + a[None, :]) % p]
     q_clock = number(attempt(distance_irrelevance, name, clock), name)
+    named = [hint for value, hint in _ddof_mistakes(p).items() if close(q_clock, value)]
     require(close(q_clock, 1.0), f"a table that depends on (a + b) mod p only must give q = 1 (p odd), yours "
-            f"gives {q_clock:.3g} (population standard deviations, ddof = 0)")
+            f"gives {q_clock:.3g}" + (f": {named[0]}" if named else ""))
     require(close(q, measures.distance_irrelevance(table)),
-            f"on a random 7 x 7 table your q = {q:.6g} is wrong (population standard deviations, ddof = 0; "
-            "the average is over the p differences)")
-    passed(name, 5)
+            f"on a random 7 x 7 table your q = {q:.6g} is wrong")
+    checks = 5
+    for k, rng in random_cases(110):
+        p = int(rng.integers(3, 14))
+        a = np.arange(p)
+        weights = rng.uniform(0.0, 1.0, 3)
+        table = (weights[0] * rng.standard_normal(p)[(a[:, None] - a[None, :]) % p]
+                 + weights[1] * rng.standard_normal(p)[(a[:, None] + a[None, :]) % p]
+                 + weights[2] * rng.standard_normal((p, p)) + rng.normal(0.0, 3.0))
+        value = number(attempt(distance_irrelevance, name, table), name)
+        require(close(value, measures.distance_irrelevance(table)),
+                f"on random table {k} ({p} x {p}) your q = {value:.6g} is wrong")
+        checks += 1
+    passed(name, checks)
 
 
 def check_linear_cka(linear_cka: Callable) -> None:
     """Check ``linear_cka(X, Y)`` on representations X (n, d1), Y (n, d2) of the same n inputs: linear
-    CKA (Kornblith et al. 2019), as ``measures.linear_cka``."""
+    CKA (Kornblith et al. 2019), as ``measures.linear_cka``, on cases that show one mistake each, then on
+    random pairs of every shape, their columns shifted by different amounts (``random_cases(50)``)."""
     name = "linear_cka"
     rng = np.random.default_rng(5)
     X, Y = rng.standard_normal((20, 3)), rng.standard_normal((20, 4))
     Y[:, :3] += X  # related, but not one a rotation of the other
     cka = number(attempt(linear_cka, name, X, Y), name)
+    for which, moved in (("X", (X + rng.normal(0.0, 4.0, 3), Y)), ("Y", (X, Y + rng.normal(0.0, 4.0, 4)))):
+        shifted = number(attempt(linear_cka, name, *moved), name)
+        require(close(shifted, cka), f"adding a different constant to each column of {which} changed CKA: "
+                "centre each column (subtract its mean over the inputs)")
     require(close(number(attempt(linear_cka, name, X, X), name), 1.0), "CKA of X with itself must be 1")
     require(close(number(attempt(linear_cka, name, Y, X), name), cka), "CKA(Y, X) differs from CKA(X, Y): "
             "it is symmetric")
-    shifted = number(attempt(linear_cka, name, X + 4.0, Y), name)
-    require(close(shifted, cka), "adding a constant to every row of X changed CKA: centre each column first")
     scaled = number(attempt(linear_cka, name, 3.0 * X, Y), name)
-    require(close(scaled, cka), "multiplying X by 3 changed CKA: normalise by the size of each "
-            "representation's own Gram (or cross-covariance) term")
+    require(close(scaled, cka), "multiplying X by 3 changed CKA: it must not")
     rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]
     rotated = number(attempt(linear_cka, name, X @ rotation, Y), name)
     require(close(rotated, cka), "rotating X (an orthogonal transform) changed CKA: it must not")
-    require(close(cka, measures.linear_cka(X, Y)),
-            f"on random 20-input representations your CKA = {cka:.6g} is wrong (check the squares and norms)")
-    passed(name, 6)
+    require(close(cka, measures.linear_cka(X, Y)), f"on random 20-input representations your CKA = {cka:.6g} "
+            "is wrong")
+    checks = 8
+    for k, rng in random_cases(50):
+        n, d1, d2 = int(rng.integers(2, 12)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        X = rng.standard_normal((n, d1)) * np.exp(rng.normal(0.0, 1.0, d1)) + rng.normal(0.0, 5.0, d1)
+        Y = (X @ rng.standard_normal((d1, d2)) * rng.uniform(0.0, 1.0) + rng.standard_normal((n, d2))
+             + rng.normal(0.0, 5.0, d2))
+        value = number(attempt(linear_cka, name, X, Y), name)
+        require(close(value, measures.linear_cka(X, Y)),
+                f"on random representations {k} ({n} inputs, {d1} and {d2} columns) your CKA = {value:.6g} "
+                "is wrong")
+        checks += 1
+    passed(name, checks)

@@ -19,7 +19,7 @@ from interp_repro.core import (
     cpu_threads,
     torch_generator,
 )
-from interp_repro.exercises.checking import array, attempt, close, passed, require
+from interp_repro.exercises.checking import CheckFailed, array, attempt, close, passed, require
 from interp_repro.schur_rnn.data import make_batch
 from interp_repro.schur_rnn.measures import (
     SUBSET_LABELS,
@@ -161,36 +161,111 @@ def _ordered_schur_form(diagonal: list[np.ndarray], seed: int) -> np.ndarray:
     return T
 
 
-def _rotation(modulus: float, angle: float) -> np.ndarray:
-    return modulus * np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+def _pair(modulus: float, angle: float, skew: float = 1.0) -> np.ndarray:
+    """A 2 x 2 block [[a, b], [c, a]] in standard form whose complex pair has |lambda| = ``modulus`` and
+    argument ``angle``; ``skew`` = |b| / |c| (1 for a scaled rotation)."""
+    a, s = modulus * np.cos(angle), modulus * np.sin(angle)
+    return np.array([[a, -s * np.sqrt(skew)], [s / np.sqrt(skew), a]])
 
 
-_PAIR_FIRST = [_rotation(1.0, 1.0), np.array([[0.95]]), np.array([[0.5]]), np.array([[-0.2]])]
-_NEGATIVE = [np.array([[1.0]]), np.array([[-0.92]]), np.array([[0.6]]), _rotation(0.3, 2.0)]
+def _random_diagonal(rng: np.random.Generator) -> list[np.ndarray]:
+    """One to five diagonal blocks of random sizes, ordered by |lambda| with gaps of at least 0.05 and a
+    largest |lambda| anywhere in (0.05, 3); real blocks of either sign, complex pairs skewed."""
+    sizes = rng.integers(1, 3, int(rng.integers(1, 6)))
+    moduli = rng.uniform(0.05, 1.0) + np.cumsum(rng.uniform(0.05, 0.4, sizes.size))[::-1]
+    return [np.array([[m * rng.choice([-1.0, 1.0])]]) if size == 1
+            else _pair(m, rng.uniform(0.2, np.pi - 0.2), float(np.exp(rng.uniform(-1.0, 1.0))))
+            for size, m in zip(sizes, moduli, strict=True)]
+
+
+def _modulus(block: np.ndarray) -> float:
+    """|lambda| of a diagonal block: |t| for a 1x1 block, the square root of |det| for a 2x2 one."""
+    return float(abs(block[0, 0]) if len(block) == 1 else np.sqrt(abs(np.linalg.det(block))))
 
 
 def _moduli_text(diagonal: list[np.ndarray]) -> str:
-    return ", ".join(f"{np.sqrt(abs(np.linalg.det(block))):.3g}" + (" (2x2)" if len(block) == 2 else "")
-                     for block in diagonal)
+    return ", ".join(f"{_modulus(block):.3g}" + (" (2x2)" if len(block) == 2 else "") for block in diagonal)
+
+
+def _rows_in_r(diagonal: list[np.ndarray], moduli: list[float], threshold: float, *, strict: bool = False,
+               rows: bool = True) -> int:
+    """The rows (without ``rows``, the blocks) of the leading blocks whose ``moduli`` reach ``threshold``
+    (exceed it, with ``strict``): r, or r as one mistake computes it."""
+    count = 0
+    for block, m in zip(diagonal, moduli, strict=True):
+        if m < threshold or (strict and m == threshold):
+            break
+        count += len(block) if rows else 1
+    return count
+
+
+def _split_mistakes(diagonal: list[np.ndarray], alpha: float) -> dict[str, int]:
+    """What r each named mistake gives for these blocks and alpha, keyed by the hint that names it."""
+    true = [_modulus(block) for block in diagonal]
+    entry = [abs(float(block[0, 0])) for block in diagonal]
+    rooted = [float(np.sqrt(abs(b[0, 0]))) if len(b) == 1 else m for b, m in zip(diagonal, true, strict=True)]
+    signed = [float(b[0, 0]) if len(b) == 1 else m for b, m in zip(diagonal, true, strict=True)]
+    rho = max(true)
+    return {
+        "r counts rows: a 2x2 block gives two": _rows_in_r(diagonal, true, alpha * rho, rows=False),
+        "|lambda| of a 2x2 block is the square root of its determinant, not a diagonal entry":
+            _rows_in_r(diagonal, entry, alpha * max(entry)),
+        "|lambda| of a 1x1 block is the absolute value of its entry, with no square root":
+            _rows_in_r(diagonal, rooted, alpha * max(rooted)),
+        "a real eigenvalue counts by its modulus |lambda|, whatever its sign":
+            _rows_in_r(diagonal, signed, alpha * max(signed)),
+        "the threshold is alpha rho, with rho the largest |lambda|, not alpha alone":
+            _rows_in_r(diagonal, true, alpha),
+        "a block with |lambda| exactly alpha rho is in R (>=, not >)":
+            _rows_in_r(diagonal, true, alpha * rho, strict=True),
+    }
+
+
+_SPLIT_CASES = (  # (blocks, alpha): each named mistake of _split_mistakes gives a wrong r on one of them
+    ([_pair(1.0, 1.0), np.array([[0.95]]), np.array([[0.5]]), np.array([[-0.2]])], 0.9),
+    ([np.array([[1.6]]), np.array([[-1.55]]), _pair(1.5, 2.0, 3.0), np.array([[0.5]])], 0.7),
+    ([np.array([[1.6]]), np.array([[0.8]]), _pair(0.6, 0.5), np.array([[0.1]])], 0.5),
+    ([np.array([[0.64]]), np.array([[-0.5]]), _pair(0.3, 1.0, 2.0)], 0.7),
+    ([np.array([[2.5]]), _pair(2.0, 2.5, 0.5), _pair(0.9, 0.3)], 0.3),
+    ([np.array([[0.5]]), np.array([[0.3]]), _pair(0.2, 1.0)], 0.7),
+)
+SPLIT_SEEDS = range(100, 106)
+"""The seeds of the random ordered Schur forms every split_index and ablate_coupling is checked on."""
+
+
+def _random_split_case(seed: int) -> tuple[list[np.ndarray], float]:
+    """Random blocks (:func:`_random_diagonal`) and an alpha in (0, 1] between two of their moduli."""
+    rng = np.random.default_rng(seed)
+    diagonal = _random_diagonal(rng)
+    moduli = [_modulus(block) for block in diagonal]
+    k = int(rng.integers(len(moduli)))
+    low = moduli[k + 1] if k + 1 < len(moduli) else 0.0
+    return diagonal, (moduli[k] + low) / 2 / moduli[0] if k + 1 < len(moduli) else rng.uniform(0.01, 1.0)
 
 
 def check_split_index(split_index: Callable) -> None:
     """Check ``split_index(T, alpha)``: for an ordered real Schur form T, the number r of leading rows
-    in R (the blocks with |lambda| >= alpha rho(W); Draeger 2026, §3), as ``measures.split_indices``."""
+    in R (the blocks with |lambda| >= alpha rho(W); Draeger 2026, §3), as ``measures.split_indices``, on
+    fixed blocks that tell the usual mistakes apart and on random ones (``SPLIT_SEEDS``)."""
     name = "split_index"
-    for diagonal, alpha, seed in ((_PAIR_FIRST, 0.9, 0), (_NEGATIVE, 0.9, 1), (_PAIR_FIRST, 0.45, 2),
-                                  (_NEGATIVE, 1.0, 3)):
-        T = _ordered_schur_form(diagonal, seed)
-        r = attempt(split_index, name, T, alpha)
+    cases = [*_SPLIT_CASES, *(_random_split_case(seed) for seed in SPLIT_SEEDS)]
+    forms = [_ordered_schur_form(diagonal, k) for k, (diagonal, _) in enumerate(cases)]
+    answers = []
+    for T, (_, alpha) in zip(forms, cases, strict=True):
+        r = attempt(split_index, name, T.copy(), alpha)
         require(isinstance(r, int | np.integer) and not isinstance(r, bool) and 0 <= r <= len(T),
                 f"{name} must return a whole number of rows between 0 and {len(T)}, got {r!r}")
-        starts = [start for start, _ in schur_blocks(T)]
-        require(r in starts + [len(T)], f"r = {r} cuts a 2x2 block in two: a complex pair's two rows are "
-                "both in R or both in C")
+        answers.append(r)
+    mistakes = [_split_mistakes(diagonal, alpha) for diagonal, alpha in cases]
+    named = [hint for hint in mistakes[0]  # a mistake is named only if it gives every one of these answers
+             if all(wrong[hint] == got for wrong, got in zip(mistakes, answers, strict=True))]
+    hint = f" ({named[0]})" if len(named) == 1 else ""
+    for T, (diagonal, alpha), r in zip(forms, cases, answers, strict=True):
+        require(bool(hint) or r in [start for start, _ in schur_blocks(T)] + [len(T)],
+                f"r = {r} cuts a 2x2 block in two: a complex pair's two rows are both in R or both in C")
         require(r == split_indices(T, alpha), f"for blocks of |lambda| {_moduli_text(diagonal)} and alpha = "
-                f"{alpha} your r = {r} is wrong (r counts rows: a 2x2 block gives two; |lambda| of a 2x2 "
-                "block is not a diagonal entry)")
-    passed(name, 12)
+                f"{alpha:.3g} your r = {r} is wrong{hint}")
+    passed(name, 3 * len(cases))
 
 
 _PART_NAMES = {"RR": "N_RR, the coupling among the R rows and columns",
@@ -198,25 +273,42 @@ _PART_NAMES = {"RR": "N_RR, the coupling among the R rows and columns",
                "CC": "N_CC, the coupling among the C rows and columns"}
 
 
+def _ablation_cases() -> list[tuple[np.ndarray, int, tuple[str, ...]]]:
+    """(T, r, parts): one fixed T with a 2x2 block in R and in C, split after R, with each part alone and
+    all three; then random ordered Schur forms (``SPLIT_SEEDS``), each split at a random block boundary,
+    with all eight subsets of parts."""
+    fixed = _ordered_schur_form([_pair(1.0, 1.0, 2.0), np.array([[0.95]]), _pair(0.5, 2.0, 0.5),
+                                 np.array([[-0.2]])], 0)
+    cases = [(fixed, 3, parts) for parts in ((), ("RR",), ("CR",), ("CC",), ("RR", "CR", "CC"))]
+    for seed in SPLIT_SEEDS:
+        rng = np.random.default_rng(seed)
+        T = _ordered_schur_form(_random_diagonal(rng) + _random_diagonal(rng)[-1:], seed)
+        starts = [start for start, _ in schur_blocks(T)] + [len(T)]
+        r = int(rng.choice(starts))
+        cases += [(T, r, parts) for parts in SUBSETS]
+    return cases
+
+
 def check_ablate_coupling(ablate_coupling: Callable) -> None:
     """Check ``ablate_coupling(T, r, parts)``: T with the chosen parts of its coupling N zeroed ("RR",
-    "CR", "CC"; Draeger 2026, §3), as ``measures.ablate_T``."""
+    "CR", "CC"; Draeger 2026, §3), as ``measures.ablate_T``, on a fixed T and random ordered Schur forms
+    with 2x2 blocks on either side of r (``SPLIT_SEEDS``)."""
     name = "ablate_coupling"
-    T = _ordered_schur_form(_PAIR_FIRST, 0)
-    r = split_indices(T, 0.9)
-    blocks = np.zeros_like(T, dtype=bool)
-    for start, size in schur_blocks(T):
-        blocks[start:start + size, start:start + size] = True
-    checks = 0
-    for parts in ((), ("RR",), ("CR",), ("CC",), ("RR", "CR", "CC")):
+    cases = _ablation_cases()
+    for T, r, parts in cases:
+        blocks = np.zeros_like(T, dtype=bool)
+        for start, size in schur_blocks(T):
+            blocks[start:start + size, start:start + size] = True
         given = T.copy()
         out = array(attempt(ablate_coupling, name, given, r, set(parts)), name, T.shape, "a matrix like T")
         require(close(given, T), f"{name} changed the T it was given: work on a copy")
+        removed = set(parts) or "{}"
         require(close(out[blocks], T[blocks]) and close(np.tril(out, -1), np.tril(T, -1)),
-                f"removing {set(parts) or '{}'} changed a diagonal block of T: an ablation removes coupling "
+                f"removing {removed} changed a diagonal block of T: an ablation removes coupling "
                 "only, so the spectrum stays")
-        wrong = f" (that part is {_PART_NAMES[parts[0]]})" if len(parts) == 1 else ""
-        require(close(out, ablate_T(T, r, parts)),
-                f"removing {set(parts) or '{}'} gave the wrong matrix{wrong}")
-        checks += 3
-    passed(name, checks)
+        if not close(out, ablate_T(T, r, parts)):
+            sizes = ", ".join(str(size) for _, size in schur_blocks(T))
+            wrong = f" (that part is {_PART_NAMES[parts[0]]})" if len(parts) == 1 else ""
+            raise CheckFailed(f"for T with blocks of sizes {sizes} and r = {r}, removing {removed} gave the "
+                              f"wrong matrix{wrong}")
+    passed(name, 3 * len(cases))

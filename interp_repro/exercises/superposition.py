@@ -20,7 +20,7 @@ from interp_repro.core import (
     check_real_array,
     torch_generator,
 )
-from interp_repro.exercises.checking import array, attempt, close, number, passed, require
+from interp_repro.exercises.checking import array, attempt, close, number, passed, random_cases, require
 from interp_repro.superposition import measures
 from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.model import ToyModel
@@ -205,7 +205,8 @@ def weighted_loss(x, x_hat, importance) -> float:
 
 def check_weighted_loss(student: Callable) -> None:
     """Check a student's ``weighted_loss(x, x_hat, importance)``: the toy models' loss, the mean over a
-    batch (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as :func:`weighted_loss`."""
+    batch (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as :func:`weighted_loss`,
+    on cases that show one mistake each, then on random batches (``random_cases(70)``)."""
     name = "weighted_loss"
     rng = np.random.default_rng(7)
     x, x_hat = rng.random((6, 4)), rng.random((6, 4))
@@ -220,22 +221,38 @@ def check_weighted_loss(student: Callable) -> None:
             "by its importance")
     doubled = number(attempt(student, name, np.tile(x, (2, 1)), np.tile(x_hat, (2, 1)), importance),
                      name)
-    require(close(doubled, loss), "repeating the batch twice changed the loss: average over the batch "
-            "(the rows), don't sum")
+    require(close(doubled, loss), "repeating the batch twice changed the loss: average over the batch (the "
+            "rows)" + (", don't sum" if close(doubled, 2 * loss) else ""))
     extra = number(attempt(student, name, np.c_[x, np.ones(6)], np.c_[x_hat, np.ones(6)],
-                           np.r_[importance, 1.0]), name)
-    require(close(extra, loss), "adding a feature with no error changed the loss: sum the weighted errors "
-            "over the features, don't average them")
+                           np.r_[importance, 0.0]), name)
+    require(close(extra, loss), "adding a feature of importance 0 with no error changed the loss"
+            + (": sum the weighted errors over the features, don't average them" if close(extra, 0.8 * loss)
+               else ""))
+    heavier = number(attempt(student, name, x, x_hat, 2 * importance), name)
+    require(close(heavier, 2 * loss), "doubling every importance must double the loss"
+            + (": weight the errors by the importances as given, don't normalise them" if close(heavier, loss)
+               else ""))
     twice = number(attempt(student, name, x, x + 2 * (x_hat - x), importance), name)
     require(close(twice, 4 * loss), "doubling every error must multiply the loss by 4: square the errors")
     require(close(loss, weighted_loss(x, x_hat, importance)),
             f"on a batch of 6 inputs with 4 features your loss {loss:.6g} is wrong")
-    passed(name, 6)
+    checks = 7
+    for k, rng in random_cases(70):
+        batch, features = int(rng.integers(1, 10)), int(rng.integers(1, 8))
+        x = rng.random((batch, features)) * (rng.random(features) < 0.7)  # sparse features, as in the toys
+        x_hat = x + rng.normal(0.0, rng.uniform(0.05, 2.0), (batch, features))
+        importance = rng.exponential(1.0, features) * (rng.random(features) < 0.8)
+        value = number(attempt(student, name, x, x_hat, importance), name)
+        require(close(value, weighted_loss(x, x_hat, importance)),
+                f"on random batch {k} ({batch} inputs, {features} features) your loss {value:.6g} is wrong")
+        checks += 1
+    passed(name, checks)
 
 
 def check_feature_dimensionality(feature_dimensionality: Callable) -> None:
     """Check ``feature_dimensionality(W)``: D_i = ||W_i||^2 / sum_j (W_i_hat . W_j)^2 for every column W_i
-    of the (m, n) matrix W (Elhage et al. 2022, §"Geometry"), as ``measures.feature_dimensionality``."""
+    of the (m, n) matrix W (Elhage et al. 2022, §"Geometry"), as ``measures.feature_dimensionality``, on
+    cases that show one mistake each, then on random matrices (``random_cases(30)``)."""
     name = "feature_dimensionality"
     W = np.random.default_rng(3).standard_normal((3, 5))
     D = array(attempt(feature_dimensionality, name, W), name, (5,), "one value per feature (column of W)")
@@ -245,13 +262,20 @@ def check_feature_dimensionality(feature_dimensionality: Callable) -> None:
                  "one value per column")
     require(close(pair, 0.5), "an antipodal pair in one dimension (W = [[1, -1]]) must have D_i = 1/2 each")
     scaled = array(attempt(feature_dimensionality, name, 3.0 * W), name, (5,), "one value per column")
-    require(close(scaled, D), "scaling W by 3 changed D_i: D_i does not depend on the scale of W (the "
-            "overlaps use the unit vector W_i_hat)")
+    require(close(scaled, D), "scaling W by 3 changed D_i: D_i must not depend on the scale of W")
     dead = W.copy()
     dead[:, 0] = 0.0
     D_dead = array(attempt(feature_dimensionality, name, dead), name, (5,), "one value per column")
     require(bool(np.isfinite(D_dead).all()) and close(D_dead[0], 0.0),
             "a feature the model does not represent (a zero column) must get D_i = 0, not nan or inf")
-    require(close(D, measures.feature_dimensionality(W)),
-            "on a random 3 x 5 matrix W your D_i are wrong (the sum runs over every feature j, i included)")
-    passed(name, 6)
+    require(close(D, measures.feature_dimensionality(W)), "on a random 3 x 5 matrix W your D_i are wrong")
+    checks = 6
+    for k, rng in random_cases(30):
+        m, n = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        W = rng.standard_normal((m, n)) * np.exp(rng.normal(0.0, 1.0, n))  # columns of different lengths
+        W[:, rng.random(n) < 0.15] = 0.0
+        D = array(attempt(feature_dimensionality, name, W), name, (n,), "one value per feature (column of W)")
+        require(close(D, measures.feature_dimensionality(W)),
+                f"on random matrix {k} ({m} x {n}) your D_i are wrong")
+        checks += 1
+    passed(name, checks)
