@@ -71,7 +71,8 @@ lint: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m interp_repro.notebooks
 
-# The graded release: an nbgrader course folder (sources, student release) from the exercise pages.
+# The graded release: an nbgrader course folder (sources, student release, exchange) from the exercise
+# pages, which runs wherever it is moved; prints the commands of the grading cycle that come next.
 coursework: $(STAMP)
 	$(BIN)/python -m interp_repro.exercises.coursework . _build/coursework
 
