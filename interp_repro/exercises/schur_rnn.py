@@ -238,9 +238,9 @@ def _random_split_case(seed: int) -> tuple[list[np.ndarray], float]:
     rng = np.random.default_rng(seed)
     diagonal = _random_diagonal(rng)
     moduli = [_modulus(block) for block in diagonal]
-    k = int(rng.integers(len(moduli)))
+    k = int(rng.integers(len(moduli)))  # R: the first k + 1 blocks
     low = moduli[k + 1] if k + 1 < len(moduli) else 0.0
-    return diagonal, (moduli[k] + low) / 2 / moduli[0] if k + 1 < len(moduli) else rng.uniform(0.01, 1.0)
+    return diagonal, (moduli[k] + low) / 2 / moduli[0]
 
 
 def check_split_index(split_index: Callable) -> None:
@@ -275,16 +275,18 @@ _PART_NAMES = {"RR": "N_RR, the coupling among the R rows and columns",
 
 def _ablation_cases() -> list[tuple[np.ndarray, int, tuple[str, ...]]]:
     """(T, r, parts): one fixed T with a 2x2 block in R and in C, split after R, with each part alone and
-    all three; then random ordered Schur forms (``SPLIT_SEEDS``), each split at a random block boundary,
-    with all eight subsets of parts."""
+    all three; then random ordered Schur forms (``SPLIT_SEEDS``) that end in a 2x2 block, each split at a
+    random block boundary before it, with all eight subsets of parts."""
     fixed = _ordered_schur_form([_pair(1.0, 1.0, 2.0), np.array([[0.95]]), _pair(0.5, 2.0, 0.5),
                                  np.array([[-0.2]])], 0)
     cases = [(fixed, 3, parts) for parts in ((), ("RR",), ("CR",), ("CC",), ("RR", "CR", "CC"))]
     for seed in SPLIT_SEEDS:
         rng = np.random.default_rng(seed)
-        T = _ordered_schur_form(_random_diagonal(rng) + _random_diagonal(rng)[-1:], seed)
-        starts = [start for start, _ in schur_blocks(T)] + [len(T)]
-        r = int(rng.choice(starts))
+        diagonal = _random_diagonal(rng)
+        diagonal.append(_pair(0.5 * _modulus(diagonal[-1]), rng.uniform(0.2, np.pi - 0.2),
+                              float(np.exp(rng.uniform(-1.0, 1.0)))))
+        T = _ordered_schur_form(diagonal, seed)
+        r = int(rng.choice([start for start, _ in schur_blocks(T)]))  # C holds at least the last block
         cases += [(T, r, parts) for parts in SUBSETS]
     return cases
 
