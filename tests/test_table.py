@@ -5,7 +5,7 @@ import pytest
 
 from interp_repro.core import table
 from interp_repro.core.parallel import Job
-from interp_repro.core.table import Experiment, no_jobs, table_claims, table_jobs
+from interp_repro.core.table import Experiment, declares, no_jobs, table_claims, table_jobs
 from interp_repro.studies import STUDIES, experiments
 
 RAN: list[tuple[str, int]] = []
@@ -28,11 +28,13 @@ def _many_jobs(cfg: int) -> list[Job]:
 
 
 TABLE = {
-    "one": Experiment(lambda scale: 1, _run, (lambda res: {"one": res["x"]},)),
+    "one": Experiment(lambda scale: 1, _run, (declares("one")(lambda res: {"one": res["x"]}),)),
     "unclaimed": Experiment(lambda scale: 2, _run),
-    "many": Experiment(lambda scale: 3, _many,
-                       (lambda res: {"many": res}, lambda res: {"many_twice": 2 * res}), jobs=_many_jobs),
-    "closed_form": Experiment(lambda scale: 4, _many, (lambda res: {"closed_form": res},), jobs=no_jobs),
+    "many": Experiment(lambda scale: 3, _many, (declares("many")(lambda res: {"many": res}),
+                                                 declares("many_twice")(lambda res: {"many_twice": 2 * res})),
+                       jobs=_many_jobs),
+    "closed_form": Experiment(lambda scale: 4, _many,
+                              (declares("closed_form")(lambda res: {"closed_form": res}),), jobs=no_jobs),
 }
 
 
