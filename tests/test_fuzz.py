@@ -30,7 +30,7 @@ from interp_repro.reproduction.claims import load_claims
 from interp_repro.schur_rnn import measures as sm
 from interp_repro.superposition import measures as sp
 
-FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 HOSTILE = st.one_of(
