@@ -1,24 +1,25 @@
 """The coding exercises' checks (``check_*`` of ``interp_repro.exercises``): each passes the library's
-reference; fails typical wrong answers with a one-line message whose hint names that mistake and no
-other; fails wrong answers that no hint foresees, in one line too; and never gives the reference's value.
-A failed check shows the student its one line, without a traceback into the check."""
+reference (written here, without the library's); fails typical wrong answers with a one-line message
+whose hint names that mistake and no other; fails wrong answers that no hint foresees, in one line too;
+fails an answer that calls the library's reference, saying it is unavailable; and never gives the
+reference's value. A failed check shows the student its one line, without a traceback into the check.
+None of the answers here calls a function the check withholds."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
 
 from interp_repro.abstraction.data import CLASSES
-from interp_repro.abstraction.measures import CONCEPTS, abstraction_score, class_means, kernel_abstraction
+from interp_repro.abstraction.measures import CONCEPTS, class_means
 from interp_repro.exercises import abstraction as ab
 from interp_repro.exercises import modular_addition as ma
 from interp_repro.exercises import schur_rnn as sr
 from interp_repro.exercises import superposition as sp
 from interp_repro.exercises.catalogue import EXERCISES
 from interp_repro.exercises.checking import CheckFailed
-from interp_repro.modular_addition.measures import distance_irrelevance, linear_cka
-from interp_repro.schur_rnn.measures import ablate_T, schur_blocks, split_indices
-from interp_repro.superposition.measures import feature_dimensionality
+from interp_repro.schur_rnn.measures import schur_blocks
 
 
 def _loss(x, x_hat, importance):
@@ -76,10 +77,10 @@ def _score(Z, labels, concept="shape", cosine=True, means=True, pearson=False, a
     return d1 @ d2 / (np.linalg.norm(d1) * np.linalg.norm(d2)) if cosine else d1 @ d2
 
 
-def _kernel_score(K, cross=True, cosine=True, norm=lambda n1, n2: np.sqrt(n1 * n2)):
-    """The shape score from K; without ``cross``, |d|^2 = K_aa + K_bb (the -2 K_ab dropped); ``norm``
+def _kernel_score(K, concept="shape", cross=True, cosine=True, norm=lambda n1, n2: np.sqrt(n1 * n2)):
+    """The score from K; without ``cross``, |d|^2 = K_aa + K_bb (the -2 K_ab dropped); ``norm``
     combines |d1|^2 and |d2|^2 into the denominator."""
-    a, b, c, e = CONCEPTS["shape"]
+    a, b, c, e = CONCEPTS[concept]
     dot = K[a, c] - K[a, e] - K[b, c] + K[b, e]
     n1 = K[a, a] + K[b, b] - (2 * K[a, b] if cross else 0)
     n2 = K[c, c] + K[e, e] - (2 * K[c, e] if cross else 0)
@@ -92,7 +93,7 @@ def _split_by_diagonal(T, alpha):
 
 
 def _split_counting_blocks(T, alpha):
-    r = split_indices(T, alpha)
+    r = _split(T, alpha)
     return sum(1 for start, _ in schur_blocks(T) if start < r)
 
 
@@ -114,6 +115,10 @@ def _split_moduli(T, modulus, threshold=lambda alpha, moduli: alpha * max(moduli
 
 def _true_modulus(block):
     return abs(block[0, 0]) if len(block) == 1 else np.sqrt(abs(np.linalg.det(block)))
+
+
+def _split(T, alpha):  # r, right
+    return _split_moduli(T, _true_modulus)(alpha)
 
 
 def _split_without_rho(T, alpha):
@@ -149,7 +154,7 @@ def _split_squared(T, alpha):  # |lambda|^2 against alpha rho^2
 
 
 def _split_next_row(T, alpha):  # the last row of R, not the number of rows
-    return max(split_indices(T, alpha) - 1, 0)
+    return max(_split(T, alpha) - 1, 0)
 
 
 
@@ -166,14 +171,14 @@ def _ablate_triangle(T, r, parts):  # zeroes every entry above the diagonal, the
 
 
 def _ablate_transposed(T, r, parts):
-    out = ablate_T(T, r, set(parts) - {"CR"})
+    out = _ablate_by()(T, r, set(parts) - {"CR"})
     if "CR" in parts:
         out[r:, :r] = 0.0
     return out
 
 
 def _ablate_in_place(T, r, parts):
-    T[:] = ablate_T(T, r, parts)
+    T[:] = _ablate_by()(T, r, parts)
     return T
 
 
@@ -219,42 +224,42 @@ CASES = {  # the check, the reference, and typical wrong answers, each with the 
         (lambda x, xh, w: np.mean(np.sum(w * np.abs(x - xh), axis=-1)), "square the errors"),
         (lambda x, xh, w: np.sum(w * (x - xh) ** 2, axis=-1), "must return one number"),
     ]),
-    "feature_dimensionality": (sp.check_feature_dimensionality, feature_dimensionality, [
+    "feature_dimensionality": (sp.check_feature_dimensionality, _dims, [
         (_dims_unnormalised, "must not depend on the scale of W"),
-        (lambda W: feature_dimensionality(W.T), "one value per feature"),
+        (lambda W: _dims(W.T), "one value per feature"),
         (lambda W: np.sum(W**2, 0) / np.sum((W.T @ (W / np.linalg.norm(W, axis=0))) ** 2, axis=0),
          "zero column"),
     ]),
-    "distance_irrelevance": (ma.check_distance_irrelevance, distance_irrelevance, [
+    "distance_irrelevance": (ma.check_distance_irrelevance, _q, [
         (lambda L: _q(L, by_sum=True), "must give q = 0"),
         (lambda L: _q(L, normalise=False), "ratio of two spreads"),
-        (lambda L: distance_irrelevance(L) * np.sqrt(len(L) / (len(L) - 1)), "within each difference uses"),
+        (lambda L: _q(L) * np.sqrt(len(L) / (len(L) - 1)), "within each difference uses"),
         (lambda L: _q(L, ddof=1), "not sample ones"),
     ]),
-    "linear_cka": (ma.check_linear_cka, linear_cka, [
+    "linear_cka": (ma.check_linear_cka, _cka, [
         (lambda X, Y: _cka(X, Y, centre=False), "centre each column"),
         (lambda X, Y: _cka(X, Y, normalise=False), "with itself must be 1"),
     ]),
-    "abstraction_score": (ab.check_abstraction_score, abstraction_score, [
+    "abstraction_score": (ab.check_abstraction_score, _score, [
         (lambda Z, labels: _score(Z, labels, "colour"), "not the two contexts"),
         (lambda Z, labels: _score(Z, labels, cosine=False), "must score 1"),
     ]),
-    "kernel_abstraction": (ab.check_kernel_abstraction, kernel_abstraction, [
+    "kernel_abstraction": (ab.check_kernel_abstraction, _kernel_score, [
         (lambda K: _kernel_score(K, cross=False), "differences of class means"),
         (lambda K: _kernel_score(K, cosine=False), "it is a cosine"),
-        (lambda K: kernel_abstraction(K, "colour"), "not the two contexts"),
+        (lambda K: _kernel_score(K, "colour"), "not the two contexts"),
     ]),
-    "split_index": (sr.check_split_index, split_indices, [
+    "split_index": (sr.check_split_index, _split, [
         (_split_by_diagonal, "cuts a 2x2 block"),
         (_split_counting_blocks, "r counts rows"),
-        (lambda T, alpha: float(split_indices(T, alpha)), "whole number of rows"),
+        (lambda T, alpha: float(_split(T, alpha)), "whole number of rows"),
         (_split_without_rho, "not alpha alone"),
         (_split_rooted, "with no square root"),
         (_split_signed, "whatever its sign"),
         (_split_strict, ">=, not >"),
         (lambda T, alpha: _split_moduli(T, lambda b: abs(b[0, 0]))(alpha), "not a diagonal entry"),
     ]),
-    "ablate_coupling": (sr.check_ablate_coupling, ablate_T, [
+    "ablate_coupling": (sr.check_ablate_coupling, _ablate_by(), [
         (_ablate_triangle, "changed a diagonal block"),
         (_ablate_transposed, "rows of R (the first r) in the columns of C"),
         (_ablate_in_place, "work on a copy"),
@@ -275,7 +280,7 @@ UNFORESEEN = {  # wrong answers that no hint names: each check must fail them to
         lambda W: _dims(W, self_overlap=False),
         lambda W: _dims(W, power=1),
         lambda W: _dims(W, mean=True),
-        lambda W: np.sqrt(feature_dimensionality(W)),
+        lambda W: np.sqrt(_dims(W)),
     ],
     "distance_irrelevance": [
         lambda L: _q(L) ** 2,  # variances, not standard deviations
@@ -304,8 +309,8 @@ UNFORESEEN = {  # wrong answers that no hint names: each check must fail them to
     "kernel_abstraction": [
         lambda K: _kernel_score(K, norm=lambda n1, n2: (n1 + n2) / 2),
         lambda K: _kernel_score(K, norm=lambda n1, n2: n1),
-        lambda K: abs(kernel_abstraction(K)),
-        lambda K: kernel_abstraction(K / np.sqrt(np.outer(np.diag(K), np.diag(K)))),  # K as correlations
+        lambda K: abs(_kernel_score(K)),
+        lambda K: _kernel_score(K / np.sqrt(np.outer(np.diag(K), np.diag(K)))),  # K as correlations
         lambda K: _kernel_score(K + np.eye(4)),
     ],
     "split_index": [_split_rotation_modulus, _split_frobenius, _split_largest_singular, _split_squared,
@@ -354,6 +359,46 @@ def test_a_wrong_answer_no_hint_foresees_fails_in_one_line(what, k, capsys):
 def test_each_check_fails_at_least_four_unforeseen_wrong_answers():
     assert set(UNFORESEEN) == set(CASES)
     assert all(len(answers) >= 4 for answers in UNFORESEEN.values())
+
+
+NOTEBOOK = """\
+import {module} as library
+from {module} import {name} as imported
+
+
+def through_the_module(*args):
+    return library.{name}(*args)
+
+
+def through_an_import(*args):
+    return imported(*args)
+"""
+"""A student's cell that calls the reference: through its module, or under the name the notebook imported
+it as before the check ran."""
+
+
+@pytest.mark.parametrize(("what", "k"), [(w, k) for w, (check, _, _) in CASES.items()
+                                         for k in range(len(check.references))])
+def test_an_answer_that_calls_the_reference_fails_in_one_line_and_the_reference_comes_back(what, k, capsys):
+    reference = CASES[what][0].references[k]
+    module, name = reference.__module__, reference.__name__
+    cell: dict = {}
+    exec(NOTEBOOK.format(module=module, name=name), cell)
+    for answer in (cell["through_the_module"], cell["through_an_import"]):
+        assert _fails(CASES[what][0], answer, capsys) == (
+            f"{what}: the reference {module}.{name} is not available inside a graded answer: write the "
+            "computation yourself")
+    assert getattr(sys.modules[module], name) is reference and cell["imported"] is reference
+
+
+def test_every_check_withholds_the_library_function_it_compares_with():
+    compared = {"weighted_loss": "instance_loss", "feature_dimensionality": "feature_dimensionality",
+                "distance_irrelevance": "distance_irrelevance", "linear_cka": "linear_cka",
+                "abstraction_score": "abstraction_score", "kernel_abstraction": "kernel_abstraction",
+                "split_index": "split_indices", "ablate_coupling": "ablate_T"}
+    assert set(compared) == set(CASES)
+    for what, (check, _, _) in CASES.items():
+        assert compared[what] in [reference.__name__ for reference in check.references], what
 
 
 def test_the_split_check_says_the_moduli_of_the_blocks_it_shows(capsys):

@@ -1,7 +1,8 @@
 """The graded release (interp_repro/exercises/coursework.py): nbgrader's own cycle, offline, on a course
 folder moved away from where it was written: generate the assignment, release it into the folder's
 exchange, collect three submissions from there and autograde them. The source notebooks of every study,
-run in this process, pass their own checks."""
+run in this process, pass their own checks: their reference solutions are numpy alone, and the release
+imports no reference module."""
 
 import contextlib
 import io
@@ -79,6 +80,7 @@ def test_each_release_installs_the_library_and_its_source_passes_its_checks(stud
     assert repr(pip_spec(ROOT)) in install and "pip" in install
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert not re.search(r"\b(SCALE|SAMPLES|STEPS|SEEDS|KERNELS|P|print)\b", code), imports
+    assert not re.search(r"\b(measures|train)\b", imports), imports  # no reference module within reach
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(code, f"{study}.ipynb", "exec"), {})  # the reference solutions, checked

@@ -25,7 +25,7 @@ from interp_repro.abstraction.measures import (
     terminal_abstraction,
 )
 from interp_repro.core import check_nonnegative, check_positive, check_positive_int
-from interp_repro.exercises.checking import attempt, close, number, passed, random_cases, require
+from interp_repro.exercises.checking import attempt, close, number, passed, random_cases, require, withholds
 
 # --- 1. within-class noise and the measured abstraction score -------------------------------------
 
@@ -127,6 +127,7 @@ _COLOUR = "each of the two vectors contrasts the two shapes (s = +1 against s = 
           "not the two contexts"
 
 
+@withholds(measures.abstraction_score, measures.kernel_abstraction)
 def check_abstraction_score(abstraction_score: Callable) -> None:
     """Check ``abstraction_score(Z, labels)``: the shape score of class means (Yang, Saxe, Latham 2026)
     of representations Z (N, d) with (s, c) labels (N, 2) in {+1, -1}, as ``measures.abstraction_score``,
@@ -169,6 +170,7 @@ def check_abstraction_score(abstraction_score: Callable) -> None:
     passed(name, checks)
 
 
+@withholds(measures.kernel_abstraction, measures.abstraction_score)
 def check_kernel_abstraction(kernel_abstraction: Callable) -> None:
     """Check ``kernel_abstraction(K)``: the shape score from a 4 x 4 class kernel K_ab = <z_a, z_b> alone
     (classes in ``CLASSES`` order), as ``measures.kernel_abstraction``, on cases that show one mistake

@@ -4,9 +4,18 @@ answer, and fail with one line that says what is wrong without giving the answer
 A check tries the student's function first on cases built to show one mistake each, whose hint names
 that mistake, then on seeded random cases drawn from the whole domain (:func:`random_cases`), compared
 with the library's reference; a wrong answer there names no mistake, only the case.
+
+While a check runs the student's function, the library's references for its exercise (those named by
+:func:`withholds`) are unavailable: calling one fails the check with one line that says so, so that
+``return measures.feature_dimensionality(W)`` earns nothing.
 """
 
+import functools
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import ModuleType
 
 import numpy as np
 
@@ -20,10 +29,73 @@ class CheckFailed(AssertionError):
         return [f"CheckFailed: {self}"]
 
 
-def attempt(fn: Callable, name: str, *args):
-    """``fn(*args)``, with an error it raises turned into a :class:`CheckFailed` that names it."""
+class ReferenceUnavailable(Exception):
+    """A graded answer called one of the library's references for its own exercise."""
+
+
+_WITHHELD: ContextVar[tuple[Callable, ...]] = ContextVar("withheld", default=())
+"""The references of the check now running (:func:`withholds`)."""
+
+
+def withholds(*references: Callable) -> Callable[[Callable], Callable]:
+    """Decorate a check: while it runs the student's function (:func:`attempt`), each of the library's
+    ``references`` for the exercise is unavailable. The decorated check lists them as ``.references``."""
+    def decorate(check: Callable) -> Callable:
+        @functools.wraps(check)
+        def guarded(student: Callable) -> None:
+            token = _WITHHELD.set(references)
+            try:
+                check(student)
+            finally:
+                _WITHHELD.reset(token)
+
+        guarded.references = references
+        return guarded
+    return decorate
+
+
+def _stand_in(reference: Callable) -> Callable:
+    """A function that fails, naming ``reference``, however it is called."""
+    message = (f"the reference {reference.__module__}.{reference.__qualname__} is not available inside a "
+               "graded answer: write the computation yourself")
+
+    def unavailable(*args, **kwargs):
+        raise ReferenceUnavailable(message)
+    return unavailable
+
+
+@contextmanager
+def _withheld(student: Callable) -> Iterator[None]:
+    """Replace the references of the running check, for as long as the block lasts, wherever a student's
+    function reaches them by a name: in every module of the library (``measures.feature_dimensionality``,
+    ``sol.weighted_loss``) and in the student's own globals (``from ... import feature_dimensionality``
+    in the notebook, under any name). A reference kept elsewhere (in a closure, a list) stays reachable:
+    this stops the shortcut of calling the reference, not a determined copy of the library."""
+    references = _WITHHELD.get()
+    namespaces = {id(vars(module)): vars(module) for name, module in list(sys.modules.items())
+                  if references and isinstance(module, ModuleType) and name.split(".")[0] == "interp_repro"}
+    if references and hasattr(student, "__globals__"):
+        namespaces[id(student.__globals__)] = student.__globals__
+    withheld = {id(reference) for reference in references}
+    replaced = [(namespace, key, value) for namespace in namespaces.values()
+                for key, value in list(namespace.items()) if id(value) in withheld]
+    for namespace, key, value in replaced:
+        namespace[key] = _stand_in(value)
     try:
-        return fn(*args)
+        yield
+    finally:
+        for namespace, key, value in replaced:
+            namespace[key] = value
+
+
+def attempt(fn: Callable, name: str, *args):
+    """``fn(*args)``, the references of the running check withheld, with an error it raises turned into a
+    :class:`CheckFailed` that names it."""
+    try:
+        with _withheld(fn):
+            return fn(*args)
+    except ReferenceUnavailable as err:
+        raise CheckFailed(f"{name}: {err}") from None
     except NotImplementedError:
         raise CheckFailed(f"{name} is not written yet (it raises NotImplementedError)") from None
     except Exception as err:  # the student's bug, whatever it is, becomes one line

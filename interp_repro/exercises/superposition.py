@@ -20,7 +20,16 @@ from interp_repro.core import (
     check_real_array,
     torch_generator,
 )
-from interp_repro.exercises.checking import array, attempt, close, number, passed, random_cases, require
+from interp_repro.exercises.checking import (
+    array,
+    attempt,
+    close,
+    number,
+    passed,
+    random_cases,
+    require,
+    withholds,
+)
 from interp_repro.superposition import measures
 from interp_repro.superposition.data import decaying_importance
 from interp_repro.superposition.model import ToyModel
@@ -203,6 +212,7 @@ def weighted_loss(x, x_hat, importance) -> float:
     return float(instance_loss(_Reconstruction(x_hat), torch.tensor(x[None]), importance)[0])
 
 
+@withholds(instance_loss, weighted_loss)
 def check_weighted_loss(student: Callable) -> None:
     """Check a student's ``weighted_loss(x, x_hat, importance)``: the toy models' loss, the mean over a
     batch (rows of x, x_hat) of sum_i I_i (x_i - x_hat_i)^2 (Elhage et al. 2022), as :func:`weighted_loss`,
@@ -249,6 +259,7 @@ def check_weighted_loss(student: Callable) -> None:
     passed(name, checks)
 
 
+@withholds(measures.feature_dimensionality)
 def check_feature_dimensionality(feature_dimensionality: Callable) -> None:
     """Check ``feature_dimensionality(W)``: D_i = ||W_i||^2 / sum_j (W_i_hat . W_j)^2 for every column W_i
     of the (m, n) matrix W (Elhage et al. 2022, §"Geometry"), as ``measures.feature_dimensionality``, on
