@@ -1,6 +1,7 @@
 # `make book`: set everything up and build the executed book into _build/html.
 # `make test`: set everything up and run the whole test suite (what CI runs).
 # Both are incremental: nothing is reinstalled or rebuilt when nothing changed.
+# `make student-book`: the book without solutions, for a graded class, in _build/student/_build/html.
 # `make lock`: pin the whole environment, with hashes, in requirements.lock (make installs from it).
 
 PYTHON ?= python3.11
@@ -13,7 +14,7 @@ SCALE ?= $(or $(INTERP_REPRO_SCALE),book)
 BOOK_SOURCES := $(shell find book interp_repro -type f \( -name '*.md' -o -name '*.py' \
 	-o -name '*.bib' -o -name '*.toml' \) -not -path '*/__pycache__/*') _config.yml _toc.yml
 
-.PHONY: book test bench lint lock clean notebooks coursework
+.PHONY: book test bench lint lock clean notebooks coursework student-book
 
 LOCK := requirements.lock
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile
@@ -75,6 +76,15 @@ notebooks: $(STAMP)
 # pages, which runs wherever it is moved; prints the commands of the grading cycle that come next.
 coursework: $(STAMP)
 	$(BIN)/python -m interp_repro.exercises.coursework . _build/coursework
+
+# The student edition: the book with sphinx-exercise's hide_solutions, its gated solutions and the coding
+# exercises' solution regions taken out (interp_repro/exercises/student_edition.py writes its config,
+# _build/student/_config.yml). It reads what `make book` trained and executed: only the exercise pages
+# execute again.
+student-book: _build/html/.built-$(SCALE)
+	$(BIN)/python -m interp_repro.exercises.student_edition .
+	INTERP_REPRO_SCALE=$(SCALE) $(BIN)/jupyter-book build . --config _build/student/_config.yml \
+		--path-output _build/student --all -W -n --keep-going
 
 clean:
 	rm -rf _build

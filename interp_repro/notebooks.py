@@ -6,8 +6,11 @@ A notebook's first cell installs the library where it is missing, from the pip s
 install:`` of ``_config.yml`` (``{url}`` and ``{branch}`` in it stand for ``repository:``'s), and where it
 has just installed it, makes ``ci`` the default scale (minutes, not the book's hour), saying which scale
 the notebook runs at; the rest is the page as jupytext reads it, with each exercise's difficulty and time
-(``interp_repro.exercises.catalogue``) above it. ``make notebooks`` (``python -m interp_repro.notebooks
-[ROOT]``, ROOT the clone's root, default the current folder) writes them.
+(``interp_repro.exercises.catalogue``) above it, and without its solutions
+(``interp_repro.exercises.student_edition``): a coding exercise's function raises
+``NotImplementedError`` until the student writes it, as in the graded release, and the other
+exercises' solutions are left out (the book keeps them, folded). ``make notebooks`` (``python -m
+interp_repro.notebooks [ROOT]``, ROOT the clone's root, default the current folder) writes them.
 """
 
 import re
@@ -54,13 +57,15 @@ def pages(root: Path) -> list[Path]:
 
 
 def notebook(source: Path, spec: str) -> str:
-    """The launchable notebook of the page ``source`` (ipynb text), whose first cell installs ``spec``."""
+    """The launchable notebook of the page ``source`` (ipynb text, without solutions), whose first cell
+    installs ``spec``."""
     import jupytext
     from nbformat.v4 import new_code_cell
 
     from interp_repro.exercises.catalogue import exercise
+    from interp_repro.exercises.student_edition import without_solutions
 
-    nb = jupytext.read(source)
+    nb = jupytext.reads(without_solutions(source.read_text()), fmt="md:myst")
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = EXERCISE.sub(lambda m: f"**{exercise(m.group(1)).badge}**\n\n{m.group(0)}",

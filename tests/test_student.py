@@ -1,5 +1,7 @@
 """The launchable notebooks (interp_repro/notebooks.py): the committed ones are what the chapters give,
-and one of them runs for a student who has nothing installed but Jupyter, as on Colab."""
+none holds a solution, and one of them runs for a student who has nothing installed but Jupyter, as on
+Colab. The student edition of the book (make student-book): its configuration, and pages without
+solutions."""
 
 import json
 import os
@@ -10,8 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from chapters import ROOT
 
+from interp_repro import STUDIES
+from interp_repro.exercises.catalogue import EXERCISES
+from interp_repro.exercises.student_edition import STUDENT_BUILD, student_config, without_solutions
 from interp_repro.notebooks import notebook, pages, pip_spec, write_notebooks
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import load_records
@@ -40,6 +46,76 @@ def test_install_cell_comes_first_and_installs_the_configured_spec():
     assert repr(pip_spec(ROOT)) in "".join(cells[0]["source"])
     tagged = [i for i, c in enumerate(cells) if "parameters" in c["metadata"].get("tags", [])]
     assert tagged and tagged[0] > 0  # papermill's -p SCALE ci lands after the chapter's parameters cell
+
+
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
+
+
+def _solutions(text: str) -> tuple[set[str], set[str]]:
+    """The lines of code of a page's solutions: its coding exercises' solution regions, and the code cells
+    of its gated solutions (comments and blank lines left out)."""
+    def lines(blocks) -> set[str]:
+        return {line.strip() for block in blocks for line in block.splitlines()
+                if line.strip() and not line.strip().startswith(("#", ":"))}
+    coding = re.findall(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION", text, re.M | re.S)
+    gated = re.findall(r"\{solution-start\}.*?\{solution-end\}", text, re.S)
+    return lines(coding), lines(cell for solution in gated for cell in CODE_CELL.findall(solution))
+
+
+def _exercise_page(study: str) -> str:
+    return (ROOT / "book" / study / "exercises.md").read_text()
+
+
+def test_no_launch_notebook_holds_a_solution():
+    """No code cell of any launch notebook has a line of a coding exercise's reference solution; the
+    exercise notebooks have no line of any other solution either, and give each coding exercise's
+    function as the release does."""
+    coding, other = set(), {}
+    for study in STUDIES:
+        found = _solutions(_exercise_page(study))
+        coding |= found[0]
+        other[study] = found[1]
+    assert len(coding) > 30 and all(other.values())
+    for path in sorted((ROOT / "notebooks").glob("*/*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        lines = {line.strip() for cell in code for line in cell.splitlines()}
+        assert not lines & coding, f"{path.relative_to(ROOT)} holds solution lines {sorted(lines & coding)}"
+        if path.stem == "exercises":
+            assert not lines & other[path.parent.name], sorted(lines & other[path.parent.name])
+            unsolved = [cell for cell in code if "raise NotImplementedError()" in cell]
+            assert len(unsolved) == sum(1 for e in EXERCISES if e.study == path.parent.name and e.check)
+
+
+def test_the_student_edition_builds_with_hide_solutions_and_its_pages_have_none(tmp_path):
+    """make student-book writes the student configuration and builds from it; the configuration hides
+    the solutions (sphinx-exercise's hide_solutions and this library's rewriting of the pages) and
+    copies no page source into the HTML; a page rewritten as it does keeps every exercise and no
+    solution, and a chapter stays as it is."""
+    copy = tmp_path / "clone"
+    copy.mkdir()
+    shutil.copy(ROOT / "_config.yml", copy)
+    _run(sys.executable, "-m", "interp_repro.exercises.student_edition", copy)  # as make student-book does
+    config = yaml.safe_load((copy / STUDENT_BUILD / "_config.yml").read_text())
+    assert config == student_config(copy)
+    sphinx = student_config(ROOT)["sphinx"]
+    assert sphinx["config"]["hide_solutions"] is True and sphinx["config"]["html_copy_source"] is False
+    assert "interp_repro.exercises.student_edition" in sphinx["extra_extensions"]
+    assert all(Path(path).is_dir() for path in sphinx["local_extensions"].values())
+    recipe = re.search(r"^student-book:.*?(?=^\S|\Z)", (ROOT / "Makefile").read_text(), re.M | re.S).group(0)
+    assert "-m interp_repro.exercises.student_edition" in recipe
+    assert f"--config {STUDENT_BUILD}/_config.yml" in recipe and "-W" in recipe
+    for study in STUDIES:
+        page = _exercise_page(study)
+        student = without_solutions(page)
+        coding, other = _solutions(page)
+        code = {line.strip() for cell in CODE_CELL.findall(student) for line in cell.splitlines()}
+        assert not code & (coding | other), sorted(code & (coding | other))
+        assert "solution-start" not in student and "solution-end" not in student
+        labels = re.findall(r"^:label: (\S+)", page, re.M)
+        assert labels == re.findall(r"^:label: (\S+)", student, re.M) and len(labels) >= 4
+    chapter = (ROOT / "book" / "abstraction" / "nonlinear.md").read_text()
+    assert without_solutions(chapter) == chapter
 
 
 def _run(*args: str | Path, **kwargs) -> None:
