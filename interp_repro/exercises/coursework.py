@@ -32,7 +32,10 @@ COURSE_ID = "interp-repro"
 CONFIG = '''\
 """nbgrader's settings for this course folder, written by `make coursework`. Every path is relative to
 this file's folder, so a copy of the folder moved elsewhere (to a hub) works as it is."""
+import warnings
 from pathlib import Path
+
+from sqlalchemy.exc import SAWarning
 
 c = get_config()  # noqa: F821 (nbgrader's configuration object)
 HERE = Path(__file__).resolve().parent
@@ -40,6 +43,13 @@ c.CourseDirectory.root = str(HERE)
 c.CourseDirectory.db_url = "sqlite:///" + str(HERE / "gradebook.db")
 c.CourseDirectory.course_id = {course_id!r}
 c.ExecutePreprocessor.timeout = 120
+
+# What autograde would print for every submission, with nothing to act on: three SQLAlchemy warnings from
+# nbgrader 0.9's gradebook (an autoflush meets a submission not yet in the session; it is recorded all the
+# same), and the warning of the kernel that runs the checks (ipykernel 7) that it talks to nbgrader over
+# TCP without encryption, on this machine.
+warnings.filterwarnings("ignore", r"Object of type <Submitted\\w+> not in session", SAWarning)
+c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 
 # The exchange, where releases wait for the students and their submissions for you: here inside the
 # course folder, for a laptop or a hub whose students share this file system, made writable by all as
@@ -79,14 +89,15 @@ CYCLE = (
 """The commands of the grading cycle, run in the course folder, each with what it does."""
 
 
-def nbgrader(*args: str, cwd: Path) -> None:
+def nbgrader(*args: str, cwd: Path) -> str:
     """Run ``nbgrader ARGS`` in the course folder ``cwd`` with this Python, whose ``bin`` goes first on
-    the PATH (nbgrader creates its database with the ``alembic`` command found there)."""
+    the PATH (nbgrader creates its database with the ``alembic`` command found there); returns its log."""
     env = os.environ | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True,
                           text=True)
     if proc.returncode:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    return proc.stderr
 
 
 EXERCISE = re.compile(r"^`{3,}\{exercise\}[^\n]*\n:label: (\S+)\n(.*?)^`{3,}$", re.M | re.S)
