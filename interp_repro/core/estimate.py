@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from interp_repro.core.validate import is_finite_number
+
 LEVEL = 0.95
 """The confidence level of every interval."""
 RESAMPLES = 9_999
@@ -58,12 +60,12 @@ class Estimate:
             raise ValueError(f"an estimate over {self.unit} needs at least one sample")
         if self.stat == "share" and not all(isinstance(s, bool) for s in self.samples):
             raise ValueError(f"a share's samples are bools, got {list(self.samples)!r:.80}")
-        if self.stat != "share" and not all(_finite(s) for s in self.samples):
+        if self.stat != "share" and not all(is_finite_number(s) for s in self.samples):
             raise ValueError(f"an estimate's samples are finite numbers, got {list(self.samples)!r:.80}")
-        if not _finite(self.level) or not 0 < self.level < 1:
+        if not is_finite_number(self.level) or not 0 < self.level < 1:
             raise ValueError(f"an estimate's level lies in (0, 1), got {self.level!r:.40}")
         low, high = self.interval if isinstance(self.interval, tuple) and len(self.interval) == 2 else (0, -1)
-        if not (_finite(self.value) and _finite(low) and _finite(high) and low <= self.value <= high):
+        if not (all(map(is_finite_number, (self.value, low, high))) and low <= self.value <= high):
             raise ValueError(f"an estimate's interval is two finite numbers around its value {self.value!r}, "
                              f"got {self.interval!r:.60}")
 
@@ -159,16 +161,6 @@ class Estimate:
         if not math.isclose(value, expect, rel_tol=1e-9, abs_tol=1e-12):
             raise ValueError(f"value {value} is not the {estimate.stat} of its samples ({expect:.6g})")
         return estimate
-
-
-def _finite(value: object) -> bool:
-    """True for a finite int or float (not a bool, nor an int too large for a float)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 def _flag(flag: object, unit: str) -> bool:

@@ -20,6 +20,17 @@ def _is_real(value) -> bool:
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
 
 
+def is_finite_number(value: object) -> bool:
+    """True for a finite Python int or float: not a bool, NaN, infinity, nor an int too large for a
+    float (what a claim value, an estimate's sample or a band's edge must be)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def check_positive_int(name: str, value: int) -> int:
     """Return ``value`` if it is an int >= 1, else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -26,7 +26,6 @@ source confirms) and ``sanity`` (a property that holds by construction, or a che
 derivation).
 """
 
-import math
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.scales import SCALES
+from interp_repro.core.validate import is_finite_number
 
 Value = float | int | bool
 """A recorded claim value."""
@@ -127,7 +127,7 @@ class Claim:
             if not isinstance(value, bool):
                 raise ValueError(f"claim {self.id} is a yes/no claim: its value is a bool, got {value!r:.40}")
             return value
-        if not _is_number(value):
+        if not is_finite_number(value):
             raise ValueError(f"claim {self.id} takes a finite number, got {value!r:.40}")
         return value
 
@@ -156,21 +156,11 @@ class Claim:
 
 def _interval(cid: str, value: Value, interval: object) -> tuple[float, float]:
     """``interval`` as (low, high), else ``ValueError``: two finite numbers with low <= value <= high."""
-    if (not isinstance(interval, tuple | list) or len(interval) != 2 or not all(map(_is_number, interval))
-            or not interval[0] <= value <= interval[1]):
+    if (not isinstance(interval, tuple | list) or len(interval) != 2
+            or not all(map(is_finite_number, interval)) or not interval[0] <= value <= interval[1]):
         raise ValueError(f"claim {cid}: an interval is two finite numbers around the value {value!r}, "
                          f"got {interval!r:.60}")
     return float(interval[0]), float(interval[1])
-
-
-def _is_number(value: object) -> bool:
-    """True for a finite int or float (not a bool, nor an int too large for a float)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 def _text(where: str, name: str, value: object) -> str:
@@ -186,9 +176,9 @@ def _bounds(where: str, raw: object) -> Bounds:
     if not any(k in raw for k in ("min", "max", "equals")):
         raise ValueError(f"{where}: give at least one of min, max, equals")
     for key in ("min", "max"):
-        if key in raw and not _is_number(raw[key]):
+        if key in raw and not is_finite_number(raw[key]):
             raise ValueError(f"{where}: {key} must be a finite number, got {raw[key]!r}")
-    if "equals" in raw and not (isinstance(raw["equals"], bool) or _is_number(raw["equals"])):
+    if "equals" in raw and not (isinstance(raw["equals"], bool) or is_finite_number(raw["equals"])):
         raise ValueError(f"{where}: equals must be a finite number or a bool, got {raw['equals']!r}")
     if "equals" in raw and ("min" in raw or "max" in raw):
         raise ValueError(f"{where}: give equals, or min and max, not both")
@@ -218,7 +208,7 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
         raise ValueError(f"claim {cid}: kind must be one of {KINDS}, got {raw['kind']!r}")
     band = _bounds(f"claim {cid}, band", raw["band"])
     paper_value = raw.get("paper_value")
-    if paper_value is not None and not (isinstance(paper_value, bool) or _is_number(paper_value)):
+    if paper_value is not None and not (isinstance(paper_value, bool) or is_finite_number(paper_value)):
         raise ValueError(f"claim {cid}: paper_value must be a finite number or a bool, got {paper_value!r}")
     if paper_value is not None and not band.passes(paper_value):
         raise ValueError(f"claim {cid}: the paper band ({band.describe()}) excludes the paper's own "

@@ -11,7 +11,6 @@ its own; the book's Reproduction page and ``interp-repro report`` read the defau
 
 import fcntl
 import json
-import math
 import os
 import tempfile
 import time
@@ -22,7 +21,7 @@ from interp_repro.core.cache import CACHE_ENV, library_fingerprint
 from interp_repro.core.errors import ConfigError
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.scales import check_scale
-from interp_repro.core.validate import check_writable_dir, env_path
+from interp_repro.core.validate import check_writable_dir, env_path, is_finite_number
 from interp_repro.reproduction.claims import Claim, Value, load_claims, load_not_reproduced, study_claims
 
 RECORD_ENV = "INTERP_REPRO_RECORD"
@@ -124,12 +123,7 @@ def entry_estimate(entry: dict) -> Estimate | None:
 
 def _is_value(value: object) -> bool:
     """True for a value as stored: a bool, or a finite int or float (one a float can hold)."""
-    if isinstance(value, bool):
-        return True
-    try:
-        return isinstance(value, int | float) and math.isfinite(value)
-    except OverflowError:
-        return False
+    return isinstance(value, bool) or is_finite_number(value)
 
 
 def _plain(name: str, value: Value) -> Value:
