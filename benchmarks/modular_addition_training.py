@@ -9,8 +9,12 @@
 5. The paper's 703 networks at Zhong's 20,000 steps, projected from one measured step of each
    architecture: one network per core on this CPU, and, with ``--device cuda``, stacks of
    ``experiments.STACK`` networks on the GPU.
+6. Denormals in long runs: one learnable-attention network trained ``--long-steps`` steps with
+   denormal floats flushed to zero (as ``train.train`` does) and without: the seconds per step and
+   the share of subnormal gradient entries in each block of 1,000 steps.
 
-Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N] [--device D] [--out FILE]``.
+Usage: ``python benchmarks/modular_addition_training.py [--seeds K] [--threads N] [--device D]
+[--long-steps N] [--out FILE]``.
 """
 
 import argparse
@@ -127,7 +131,29 @@ def ours(seeds: list[int], kind: str = "attention", compile_step: bool = False, 
         with torch.no_grad():
             return (model(a[te], b[te]).argmax(-1) == y[te]).double().mean(-1).min().item()
 
+    step.model = model  # for a benchmark that reads the gradients
     return step, test_acc
+
+
+def long_run(steps: int, flush: bool, block: int = 1000) -> dict[str, list[float]]:
+    """One learnable-attention network (seed 0) trained ``steps`` steps with denormals flushed or not:
+    per block of ``block`` steps, the seconds per step and the share of the gradient entries, at the
+    block's last step, that are subnormal (nonzero and below float32's smallest normal number)."""
+    step_fn, _ = ours([0])
+    tiny = torch.finfo(torch.float32).tiny
+    seconds, subnormal = [], []
+    torch.set_flush_denormal(flush)
+    try:
+        for first in range(0, steps, block):
+            start = time.perf_counter()
+            for s in range(first, min(first + block, steps)):
+                step_fn(s)
+            seconds.append((time.perf_counter() - start) / (min(first + block, steps) - first))
+            grads = torch.cat([p.grad.flatten() for p in step_fn.model.parameters() if p.grad is not None])
+            subnormal.append(((grads != 0) & (grads.abs() < tiny)).double().mean().item())
+    finally:
+        torch.set_flush_denormal(False)
+    return {"seconds_per_step": seconds, "subnormal_share": subnormal}
 
 
 def step_seconds(step_fn, steps: int = 30, device: str = "cpu") -> float:
@@ -173,6 +199,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (the library trains one network per core on one thread)")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda: the paper-scale projection on a GPU")
+    parser.add_argument("--long-steps", type=int, default=10_000, help="steps of the denormals runs")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/modular_addition_training.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -203,6 +230,9 @@ def main() -> None:
                           "seconds_per_step_one_after_another": single, "speedup": single / batched}
 
     projection = paper_projection(args.device, os.cpu_count() or 1)
+    long = {"flushed": long_run(args.long_steps, flush=True),
+            "not flushed": long_run(args.long_steps, flush=False)}
+    flushed, kept = (long[k]["seconds_per_step"] for k in ("flushed", "not flushed"))
     result = {
         "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads",
         "torch": torch.__version__,
@@ -214,6 +244,9 @@ def main() -> None:
                     "speedup": eager / compiled},
         "stacked_vs_sequential": {"seeds": args.seeds, **stacking},
         "paper_projection": projection,
+        "denormals": {"steps": args.long_steps, "block": 1000, **long,
+                      "last_over_first_block_flushed": flushed[-1] / flushed[0],
+                      "last_over_first_block_not_flushed": kept[-1] / kept[0]},
         "comparisons": [
             comparison("time to 100% test vs a reference-style loop", t_ours, t_ref, "one network"),
             *([comparison("torch.compile vs eager, per step", compiled, eager, "after compiling")]
@@ -221,6 +254,10 @@ def main() -> None:
             *[comparison(f"{arch}: stacked vs one seed after another",
                          s["seconds_per_step_all_seeds_stacked"], s["seconds_per_step_one_after_another"],
                          f"{args.seeds} seeds") for arch, s in stacking.items()],
+            comparison("denormals flushed vs not, per step in the last block of a long run", flushed[-1],
+                       kept[-1], f"steps {args.long_steps - 999:,}-{args.long_steps:,}"),
+            comparison("last block vs first block of a long run, per step (denormals flushed)", flushed[-1],
+                       flushed[0], f"steps {args.long_steps - 999:,}-{args.long_steps:,} vs 1-1,000"),
             comparison(f"paper scale projected on {args.device} vs the 15-minute GPU target",
                        projection["projected_s"], GPU_TARGET_S,
                        f"{PAPER_NETWORKS} networks x {PAPER_STEPS:,} steps"),

@@ -138,8 +138,9 @@ def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | No
     in one pool of ``workers`` processes or on Dask (``core.parallel.run_jobs``): the jobs marked
     ``first`` (``core.parallel.Job``), then the longest study's jobs first. Returns per study its
     number of jobs, how many of them computed something (0: everything was cached), the seconds they
-    took, summed over its jobs (on one worker each), and ``by_function``: those seconds per job
-    function (the experiment), largest first."""
+    took, summed over its jobs (on one worker each), and ``by_job``: per job that computed, its CPU
+    seconds, the GFLOP its training steps did, their CPU seconds and what bounds their speed
+    (``core.flops``), costliest first."""
     from interp_repro.core.parallel import run_jobs
 
     chosen = _check(studies)
@@ -148,16 +149,14 @@ def fill_cache(scale: str, studies: tuple[str, ...] = STUDIES, workers: int | No
     order = sorted(range(len(listed)), key=lambda i: not listed[i].first)
     ran = run_jobs([listed[i] for i in order], desc=f"{', '.join(chosen)} at scale {scale}",
                    workers=workers, dask=dask)
-    seconds = iter([s for _, s in sorted(zip(order, ran, strict=True))])  # back in listed order
+    spent = iter([s for _, s in sorted(zip(order, ran, strict=True))])  # back in listed order
     out = {}
     for study in chosen:
-        took = [(job, s) for job in todo[study] if (s := next(seconds)) is not None]
-        by_function: dict[str, float] = {}
-        for job, s in took:
-            name = job.fn.__name__.lstrip("_")
-            by_function[name] = by_function.get(name, 0.0) + s
-        out[study] = {"seconds": round(sum(s for _, s in took), 1), "jobs": len(todo[study]),
+        took = [(job, s) for job in todo[study] if (s := next(spent)) is not None]
+        out[study] = {"seconds": round(sum(s.wall for _, s in took), 1), "jobs": len(todo[study]),
                       "computed": len(took),
-                      "by_function": {name: round(s, 1) for name, s in
-                                      sorted(by_function.items(), key=lambda item: -item[1])}}
+                      "by_job": [{"job": job.name, "cpu_s": round(s.cpu, 1), "wall_s": round(s.wall, 1),
+                                  "gflop": round(s.flops / 1e9, 3), "training_s": round(s.training, 1),
+                                  "bounds": list(s.bounds)}
+                                 for job, s in sorted(took, key=lambda item: -item[1].cpu)]}
     return out

@@ -221,6 +221,12 @@ def pytest_terminal_summary(terminalreporter):
         for study, s in filled["studies"].items():
             terminalreporter.write_line(f"{s['seconds']:8.1f} s  {study}: "
                                         f"{s['computed']} of {s['jobs']} jobs computed")
+        jobs = sorted(((study, job) for study, s in filled["studies"].items() for job in s["by_job"]),
+                      key=lambda item: -item[1]["cpu_s"])
+        terminalreporter.write_line("each job's CPU seconds (of them, its training steps' and their GFLOP):")
+        for study, job in jobs:
+            terminalreporter.write_line(f"{job['cpu_s']:8.1f} s  {study}: {job['job']} "
+                                        f"({job['training_s']:.1f} s, {job['gflop']:.1f} GFLOP)")
     if (report := SHIFTED / "report.json").exists():
         shifted = json.loads(report.read_text())
         terminalreporter.write_line(f"{shifted['seconds']:8.1f} s  the claims' {shifted['jobs']} ci jobs on "

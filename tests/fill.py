@@ -38,8 +38,8 @@ def main(args: list[str]) -> None:
     start = time.perf_counter()
     if args[0] == "--shifted":
         with seed_offset(OFFSET):
-            seconds = run_jobs(seeded_jobs(), desc=f"the claims' ci jobs, seeds + {OFFSET}", workers=2)
-        report = {"jobs": len(seconds), "computed": sum(s is not None for s in seconds)}
+            spent = run_jobs(seeded_jobs(), desc=f"the claims' ci jobs, seeds + {OFFSET}", workers=2)
+        report = {"jobs": len(spent), "computed": sum(s is not None for s in spent)}
     else:
         report = {"studies": fill_cache("ci", workers=2)}
     Path(args[-1]).write_text(json.dumps({"seconds": round(time.perf_counter() - start, 1)} | report))

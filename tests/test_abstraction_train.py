@@ -391,12 +391,15 @@ def test_anti_abstraction_sweep_admits_inputs_past_nu_1_and_every_preset_is_vali
 def test_anti_abstraction_sweep_cells_are_seeded_runs_of_the_nonlinear_net(tmp_path, monkeypatch):
     from interp_repro.abstraction.experiments.nonlinear import (
         AntiAbstractionSweepConfig,
+        anti_abstraction_jobs,
         run_anti_abstraction_sweep,
     )
 
     monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    monkeypatch.setenv("INTERP_REPRO_WORKERS", "1")
     cfg = AntiAbstractionSweepConfig(nu_xs=(0.5, 4.0), noise_xs=(0.0, 1.0), widths=(8, 16), seeds=2,
                                      n_per_class=3, d_in=6, steps=5, seed=7)
+    assert [job.name for job in anti_abstraction_jobs(cfg)] == ["nu_x 0.5", "nu_x 4.0"]  # a job per row
     res = run_anti_abstraction_sweep(cfg)
     assert res["pre"].shape == res["post"].shape == (2, 2, 2, 2)
     np.testing.assert_array_equal(res["widths"], [8, 16])

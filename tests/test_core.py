@@ -16,6 +16,7 @@ import interp_repro.core.cache as cache_mod
 from interp_repro.core.cache import cache_dir, cache_key, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, default_device, select_device
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.flops import StepMeter, tally
 from interp_repro.core.progress import progress
 from interp_repro.core.scales import SCALE_ENV, SCALES, check_scale, default_scale
 from interp_repro.core.seeding import numpy_rng, torch_generator
@@ -620,3 +621,46 @@ def test_pca_shares_sum_to_one_and_the_projection_keeps_the_variance_in_order():
         pca_variance(np.ones((5, 3)))
     with pytest.raises(ValueError, match="at least 2 points"):
         pca_projection(np.ones((1, 3)), 1)
+
+
+def test_a_step_meter_counts_each_kind_of_step_once_and_adds_it_at_every_step():
+    """The first step of each kind runs under torch's FLOP counter; later ones add its count. The
+    count is the matrix products', forward and backward: 2 n^3 for the product, 2 n^3 for the
+    gradient of its one trained factor."""
+    n = 16
+    w = torch.randn(n, n, requires_grad=True)
+    meter = StepMeter("a test's bound")
+    with tally() as outer:
+        for step in range(5):
+            with tally() as inner, meter.step(step >= 3):
+                x = torch.randn(n, n * (2 if step >= 3 else 1))
+                (w @ x).sum().backward()
+    assert outer.flops == 3 * 4 * n ** 3 + 2 * 8 * n ** 3 and inner.flops == 8 * n ** 3
+    assert outer.seconds > 0 and outer.bounds == {"a test's bound"}
+    with tally() as untouched:
+        torch.randn(n, n) @ torch.randn(n, n)  # not a metered step
+    assert untouched.flops == 0 and untouched.bounds == set()
+
+
+def test_every_trainer_meters_its_steps_and_names_its_bound():
+    from interp_repro.abstraction.data import two_factor_data
+    from interp_repro.abstraction.train import train_gelu_net, train_linear
+    from interp_repro.modular_addition.train import train as train_modadd
+    from interp_repro.schur_rnn.train import train as train_rnn
+    from interp_repro.superposition.train import train_best
+
+    runs = {"superposition": lambda: train_best("relu", 6, 3, np.ones(6), np.array([0.5]), seeds=1,
+                                                steps=3, batch=8, seed=0, desc="t"),
+            "modular addition": lambda: train_modadd("mlp_add", 7, [0], steps=3, d_model=8, d_mlp=16,
+                                                     quiet=True),
+            "schur": lambda: train_rnn("sine", "orthogonal", 4, seeds=1, steps=3, seed=0, batch=2,
+                                       eval_batch=2, task_options={"length": 5}, quiet=True),
+            "abstraction, gradient descent": lambda: train_linear(two_factor_data(0.5, 0.1, 2, 8, 6, 0), 8,
+                                                                  1.0, 0.1, 3, 1.0, seed=0),
+            "abstraction, GELU network": lambda: train_gelu_net(nu_x=0.5, noise_x=0.0, n_per_class=2, d_in=4,
+                                                                d_model=4, d_hidden=4, n_blocks=1, lr=1e-3,
+                                                                steps=3, seed=0)}
+    for name, run in runs.items():
+        with tally() as counted:
+            run()
+        assert counted.flops > 0 and counted.seconds > 0 and len(counted.bounds) == 1, name

@@ -222,3 +222,18 @@ def test_topology_check_agrees_with_the_analysis_where_both_use_every_point(tmp_
     assert ((check["pca4"] > 0) & (check["pca4"] <= 1 + 1e-9)).all()
     monkeypatch.setattr(ex, "full_rips_persistence", lambda *a, **k: pytest.fail("not read from the cache"))
     np.testing.assert_array_equal(ex.run_topology_check(cfg, spec)["full"], check["full"])
+
+
+def test_training_flushes_denormals_only_while_it_trains(monkeypatch):
+    """Long runs' gradients turn denormal once the loss is small (benchmarks/modular_addition_training.py
+    measures the cost); the trainer flushes them to zero for its steps and puts the setting back."""
+    seen = []
+
+    def spy(flag):
+        seen.append(flag)
+        return real(flag)
+
+    real = torch.set_flush_denormal
+    monkeypatch.setattr(torch, "set_flush_denormal", spy)
+    train("mlp_add", 7, [0], steps=2, d_model=8, d_mlp=16, quiet=True)
+    assert seen == [True, False]

@@ -16,6 +16,7 @@ from interp_repro.core.parallel import (
     DASK_ENV,
     WORKERS_ENV,
     Job,
+    Spent,
     _receive,
     default_workers,
     pending,
@@ -119,10 +120,12 @@ def test_the_workers_setting_must_be_a_positive_integer(monkeypatch, value):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_run_jobs_gives_each_jobs_seconds_in_order_and_none_where_cached(cache_at, workers):
+def test_run_jobs_gives_what_each_job_spent_in_order_and_none_where_cached(cache_at, workers):
     _fill(2)
-    seconds = run_jobs([Job(_fill, (5,)), Job(_fill, (2,)), Job(_fill, (7,))], desc="x", workers=workers)
-    assert seconds[1] is None and all(isinstance(s, float) and s >= 0 for s in (seconds[0], seconds[2]))
+    spent = run_jobs([Job(_fill, (5,)), Job(_fill, (2,)), Job(_fill, (7,))], desc="x", workers=workers)
+    assert spent[1] is None
+    for s in (spent[0], spent[2]):
+        assert isinstance(s, Spent) and s.wall >= 0 and s.cpu >= 0 and s.flops == 0 and s.bounds == ()
     assert run_jobs([Job(_fill, (5,)), Job(_fill, (7,))], desc="x", workers=workers) == [None, None]
 
 
@@ -135,8 +138,9 @@ def test_ci_jobs_on_a_dask_local_cluster_match_a_local_run(cache_at):
     client_cache = cache_at("dask-client")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   env={"INTERP_REPRO_CACHE": str(workers_cache)}) as cluster:
-        seconds = run_jobs(jobs, desc="on Dask", dask=cluster.scheduler_address)
-    assert all(s > 0 for s in seconds)
+        spent = run_jobs(jobs, desc="on Dask", dask=cluster.scheduler_address)
+    assert all(s.wall > 0 and s.cpu > 0 for s in spent)
+    assert spent[0].flops > 0 and spent[0].bounds  # the linear network's metered training steps
     assert_same_entries(client_cache, local)
     assert_same_entries(workers_cache, local)  # computed on the workers, then sent back
 

@@ -9,6 +9,7 @@ import interp_repro
 from interp_repro import STUDIES
 from interp_repro.cli import build_parser
 from interp_repro.core.cache import PACKAGE, study_sources
+from interp_repro.core.parallel import Spent
 from interp_repro.studies import LONGEST_FIRST, REGISTRY, experiments, fill_cache, jobs
 
 
@@ -61,29 +62,34 @@ def test_fill_cache_reports_each_study_and_computes_nothing_twice(tmp_path, monk
     first = fill_cache("ci", ("abstraction",), workers=1)
     assert list(first) == ["abstraction"] and first["abstraction"]["jobs"] == 1
     assert first["abstraction"]["computed"] == 1 and first["abstraction"]["seconds"] > 0
-    assert first["abstraction"]["by_function"] == {"run_linear": first["abstraction"]["seconds"]}
+    [row] = first["abstraction"]["by_job"]
+    assert row["job"] == "linear" and row["wall_s"] == first["abstraction"]["seconds"] and row["cpu_s"] > 0
+    assert row["gflop"] > 0 and row["bounds"]  # its training steps are metered (core.flops)
     again = fill_cache("ci", ("abstraction",), workers=1)["abstraction"]
-    assert again == {"seconds": 0, "jobs": 1, "computed": 0, "by_function": {}}
+    assert again == {"seconds": 0, "jobs": 1, "computed": 0, "by_job": []}
 
 
 def test_fill_cache_starts_the_jobs_marked_first_and_reports_each_in_its_study(monkeypatch):
-    """The geometry sweep, the book's longest job, starts before every other; the report still puts
-    each job's seconds under its own study."""
+    """The geometry sweeps, among the book's longest jobs, start before every other; the report still
+    puts each job's seconds under its own study."""
     started = []
 
     def run_jobs(queue, desc, workers, dask):
         started.extend(queue)
-        return [float(i) for i in range(len(queue))]
+        return [Spent(float(i), float(i)) for i in range(len(queue))]
 
     monkeypatch.setattr("interp_repro.core.parallel.run_jobs", run_jobs)
     report = fill_cache("book")
-    assert started[0].fn.__name__ == "run_geometry" and started[0].first
-    assert sum(job.first for job in started) == 1
-    assert started[1:] == [job for study in LONGEST_FIRST for job in jobs("book", study) if not job.first]
+    assert [job.name for job in started[:3]] == [f"geometry: sweep {i}" for i in (1, 2, 3)]
+    assert all(job.first for job in started[:3]) and sum(job.first for job in started) == 3
+    assert started[3:] == [job for study in LONGEST_FIRST for job in jobs("book", study) if not job.first]
     seconds = {job: float(i) for i, job in enumerate(started)}  # what the stub gave each job
     for study, row in report.items():
         assert row["seconds"] == round(sum(seconds[job] for job in jobs("book", study)), 1)
-    assert report["superposition"]["by_function"]["run_geometry"] == 0.0
+    assert report["superposition"]["by_job"][-1] == {"job": "geometry: sweep 1", "cpu_s": 0.0, "wall_s": 0.0,
+                                                     "gflop": 0.0, "training_s": 0.0, "bounds": []}
+    costs = [row["cpu_s"] for row in report["modular_addition"]["by_job"]]
+    assert costs == sorted(costs, reverse=True)
 
 
 def test_run_takes_all_or_a_study():

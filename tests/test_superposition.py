@@ -14,6 +14,8 @@ from interp_repro.superposition.experiments import (
     PhaseConfig,
     dimensionality_counts,
     geometry_claims,
+    geometry_jobs,
+    run_geometry,
     top_share_table,
 )
 from interp_repro.superposition.measures import (
@@ -49,7 +51,13 @@ from interp_repro.superposition.measures import (
     superposition_share_above_bound,
 )
 from interp_repro.superposition.model import ToyModel, init_std
-from interp_repro.superposition.train import instance_loss, loss_gradients, train_best
+from interp_repro.superposition.train import (
+    BLOCK_FLOATS,
+    instance_blocks,
+    instance_loss,
+    loss_gradients,
+    train_best,
+)
 
 
 def polygon(k: int) -> np.ndarray:
@@ -115,6 +123,28 @@ def test_hand_written_gradients_match_autograd(kind):
     loss_gradients(model, x, importance)
     for name, p in model.named_parameters():
         torch.testing.assert_close(p.grad, expected[name], rtol=1e-4, atol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("kind", ["linear", "relu", "hidden_relu", "abs"])
+def test_gradients_block_by_block_equal_the_whole_models_bit_for_bit(kind):
+    gen = torch_generator(5)
+    model = ToyModel(5, 7, 3, kind, gen)
+    x = sparse_features(torch.linspace(0.2, 1.0, 5), 16, 7, gen, signed=kind == "abs")
+    importance = torch.rand(5, 1, 7, generator=gen)
+    loss_gradients(model, x, importance)
+    whole = [p.grad.clone() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad.fill_(float("nan"))  # every instance's gradient must be written again
+    work = (torch.empty_like(x), torch.empty_like(x, dtype=torch.bool))
+    for block in instance_blocks(5, BLOCK_FLOATS // 2):  # blocks of 2, 2 and 1
+        loss_gradients(model, x[block], importance[block], work, block)
+    assert all(torch.equal(p.grad, g) for p, g in zip(model.parameters(), whole, strict=True))
+
+
+def test_instance_blocks_cover_every_instance_once_in_order():
+    assert instance_blocks(5, BLOCK_FLOATS // 2) == [slice(0, 2), slice(2, 4), slice(4, 5)]
+    assert instance_blocks(3, 10 * BLOCK_FLOATS) == [slice(0, 1), slice(1, 2), slice(2, 3)]  # one at least
+    assert instance_blocks(4, 1) == [slice(0, 4)]
 
 
 def test_notebook_init_matches_xavier_on_the_whole_stack_of_models():
@@ -291,6 +321,27 @@ def test_dimensionality_counts_read_the_model_nearest_the_inverse_density():
     res = {"W": np.stack([W, np.zeros_like(W)]), "density": np.array([1.0, 0.4, 0.1])}  # two sweeps
     assert dimensionality_counts(res, 3) == (2.5, {0.4: 5})  # read from the first sweep
     assert dimensionality_counts(res, 8) == (10.0, {0.0: 3, 0.5: 2})
+
+
+def test_each_geometry_sweep_is_a_job_at_the_notebooks_initialisation_scale(tmp_path, monkeypatch):
+    """The original notebook trains its 20 instances as one tensor, whose xavier scale is
+    sqrt(2 / (m (n + 20))): 0.0213 at the book's n = 200, m = 20. A sweep of 30 points keeps that
+    scale (not its own 30 instances' 0.0209), and each sweep trains from seeds of its own."""
+    cfg = GeometryConfig.preset("book")
+    assert cfg.init == "notebook" and cfg.init_instances == 20
+    scale = init_std(cfg.init, cfg.init_instances, cfg.n_features, cfg.n_hidden)
+    assert scale == pytest.approx(0.02132, abs=1e-5)
+    made = []
+    monkeypatch.setattr("interp_repro.superposition.train.ToyModel",
+                        lambda *args, **kwargs: made.append((args, kwargs)) or ToyModel(*args, **kwargs))
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path))
+    monkeypatch.setenv("INTERP_REPRO_WORKERS", "1")  # in this process, where the stand-in is
+    small = GeometryConfig(n_features=6, n_hidden=2, points=3, steps=2, batch=4, sweeps=2)
+    assert [job.name for job in geometry_jobs(small)] == ["sweep 1", "sweep 2"]
+    res = run_geometry(small)
+    assert res["W"].shape == (2, 3, 2, 6) and res["dims"].shape == (2, 3, 6)
+    assert [(args[0], args[5], args[6]) for args, _ in made] == [(3, "notebook", 20)] * 2
+    assert not np.array_equal(res["W"][0], res["W"][1])  # seeds of their own
 
 
 def test_geometry_claims_are_means_over_the_sweeps():

@@ -24,7 +24,7 @@ def _many(cfg: int) -> int:
 
 
 def _many_jobs(cfg: int) -> list[Job]:
-    return [Job(_run, (10 * cfg,)), Job(_run, (10 * cfg + 1,))]
+    return [Job(_run, (10 * cfg,)), Job(_run, (10 * cfg + 1,), label="second")]
 
 
 TABLE = {
@@ -38,8 +38,9 @@ TABLE = {
 }
 
 
-def test_the_jobs_are_each_experiments_in_table_order():
-    assert table_jobs(TABLE, "ci") == [Job(_run, (1,)), Job(_run, (2,)), Job(_run, (30,)), Job(_run, (31,))]
+def test_the_jobs_are_each_experiments_in_table_order_labelled_with_its_name():
+    assert table_jobs(TABLE, "ci") == [Job(_run, (1,), label="one"), Job(_run, (2,), label="unclaimed"),
+                                       Job(_run, (30,), label="many"), Job(_run, (31,), label="many: second")]
 
 
 def test_the_one_job_experiments_run_side_by_side_first_then_the_claims_in_table_order(monkeypatch):

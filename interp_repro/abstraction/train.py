@@ -40,6 +40,13 @@ from interp_repro.core import (
     select_device,
     torch_generator,
 )
+from interp_repro.core.flops import StepMeter
+
+DESCENT_BOUND = ("full-batch float64 steps on a handful of samples (8 in the book's setting): matrix "
+                 "products of a few rows, so per-operation overhead and the recorded scores outweigh the "
+                 "arithmetic")
+GELU_BOUND = "small float32 matrix products (256 samples, widths 32 and 64) and Adam's elementwise update"
+"""What keeps each trainer's steps below the matrix-product ceiling (``core.flops``)."""
 
 READOUTS = ("ridge", "joint")
 """Readouts of :func:`train_linear`: kept at the ridge optimum, or trained jointly with W."""
@@ -142,18 +149,20 @@ def _descend(params: list[torch.Tensor], forward: Forward, labels: np.ndarray, l
     recording at :func:`record_steps`."""
     record = set(record_steps(steps, record_every).tolist())
     times, losses, alphas = [], [], []
+    meter = StepMeter(DESCENT_BOUND)
     for step in progress(range(steps + 1), desc, total=steps + 1):
-        loss, reps = forward()
-        if step in record:
-            times.append(lr * step)
-            losses.append(loss.item())
-            alphas.append([float(abstraction_score(_numpy(z), labels)) for z in reps])
-        if step == steps:
-            break
-        grads = torch.autograd.grad(loss, params)
-        with torch.no_grad():
-            for p, g in zip(params, grads, strict=True):
-                p.sub_(lr * g)
+        with meter.step((step in record, step == steps)):
+            loss, reps = forward()
+            if step in record:
+                times.append(lr * step)
+                losses.append(loss.item())
+                alphas.append([float(abstraction_score(_numpy(z), labels)) for z in reps])
+            if step == steps:
+                break
+            grads = torch.autograd.grad(loss, params)
+            with torch.no_grad():
+                for p, g in zip(params, grads, strict=True):
+                    p.sub_(lr * g)
     check_finite_loss(desc, losses)
     return Records(t=np.array(times), loss=np.array(losses), alpha=np.array(alphas))
 
@@ -297,10 +306,12 @@ def train_gelu_net(*, nu_x: float, noise_x: float, n_per_class: int, d_in: int, 
     y_train, y_test = (torch.as_tensor(data.class_index[m]) for m in (train, test))
     model = ResidualGeluMLP(d_in, d_model, d_hidden, n_blocks, seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
+    meter = StepMeter(GELU_BOUND)
     for _ in range(steps):
-        opt.zero_grad()
-        cross_entropy(model(X_train), y_train).backward()
-        opt.step()
+        with meter.step():
+            opt.zero_grad()
+            cross_entropy(model(X_train), y_train).backward()
+            opt.step()
     with torch.no_grad():
         check_finite_loss("the residual GELU MLP", cross_entropy(model(X_train), y_train).item())
         accuracy = (model(X_test).argmax(-1) == y_test).double().mean().item()

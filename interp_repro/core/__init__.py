@@ -1,6 +1,6 @@
 """What every study shares: scales, seeding, the results cache, progress, devices and threads, validation,
-PCA, trained units, interactive figures, estimates over samples; and the machine's description
-(``core.machine``)."""
+PCA, trained units, interactive figures, estimates over samples; the machine's description
+(``core.machine``) and the training FLOPs a job counts (``core.flops``)."""
 
 from interp_repro.core.cache import cache_dir, cached, is_cached, library_fingerprint
 from interp_repro.core.device import cpu_threads, default_device, select_device

@@ -48,6 +48,7 @@ from interp_repro.core.cache import (
 )
 from interp_repro.core.device import cpu_threads
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.flops import tally
 from interp_repro.core.progress import QUIET_ENV, progress
 from interp_repro.core.validate import check_positive_int
 
@@ -67,9 +68,29 @@ class Job:
     fn: Callable[..., object]
     args: tuple = ()
     first: bool = False
+    label: str = ""
+    """What the per-job table calls it (``core.table.table_jobs`` puts the experiment's name first)."""
 
     def run(self) -> None:
         self.fn(*self.args)
+
+    @property
+    def name(self) -> str:
+        """``label``, or the function's name where there is none."""
+        return self.label or self.fn.__name__.lstrip("_")
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one job cost where it ran: wall and CPU seconds, the FLOPs of its metered training steps
+    (``core.flops``), the CPU seconds those steps took, and what bounds their speed (all empty for a
+    job that trains nothing)."""
+
+    wall: float
+    cpu: float
+    flops: float = 0.0
+    training: float = 0.0
+    bounds: tuple[str, ...] = ()
 
 
 def _marker(job: Job) -> tuple[str, dict]:
@@ -139,20 +160,22 @@ def _fingerprint() -> str:
     return f"{library_fingerprint()} ({dependency_versions()})"
 
 
-def _timed(job: Job) -> float:
-    """Run ``job``; its wall seconds."""
-    start = time.perf_counter()
-    job.run()
-    return time.perf_counter() - start
+def _timed(job: Job) -> Spent:
+    """Run ``job``; what it cost (its CPU seconds are this process's, every thread's)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    with tally() as counted:
+        job.run()
+    return Spent(time.perf_counter() - wall, time.process_time() - cpu, counted.flops, counted.seconds,
+                 tuple(sorted(counted.bounds)))
 
 
-def _work(job: Job, send: bool) -> tuple[str, dict[str, bytes], float]:
+def _work(job: Job, send: bool) -> tuple[str, dict[str, bytes], Spent]:
     """Worker side: run ``job`` quietly on one torch thread; return this worker's fingerprint, the
-    entries it wrote if ``send``, and its seconds."""
+    entries it wrote if ``send``, and what the job cost."""
     os.environ[QUIET_ENV] = "1"
     with cpu_threads(1), journal() as written:
-        seconds = _timed(job)
-    return _fingerprint(), dict(entry_bytes(path) for path in written) if send else {}, seconds
+        spent = _timed(job)
+    return _fingerprint(), dict(entry_bytes(path) for path in written) if send else {}, spent
 
 
 def _refuse(worker: str, fingerprint: str) -> ConfigError:
@@ -160,13 +183,13 @@ def _refuse(worker: str, fingerprint: str) -> ConfigError:
                        "install this same checkout, torch, numpy and scipy on every worker")
 
 
-def _receive(result: tuple[str, dict[str, bytes], float]) -> float:
-    fingerprint, entries, seconds = result
+def _receive(result: tuple[str, dict[str, bytes], Spent]) -> Spent:
+    fingerprint, entries, spent = result
     if fingerprint != _fingerprint():
         raise _refuse("a worker", fingerprint)
     for relative, data in entries.items():
         install(relative, data)
-    return seconds
+    return spent
 
 
 def _scheduler_identity(address: str) -> dict:
@@ -207,7 +230,7 @@ def _connect(address: str):
     raise ConfigError(f"cannot reach a Dask scheduler at {address!r}: {reason}")
 
 
-def _on_dask(jobs: list[Job], address: str, desc: str) -> list[float]:
+def _on_dask(jobs: list[Job], address: str, desc: str) -> list[Spent]:
     from distributed import as_completed as dask_completed
 
     with _connect(address) as client:
@@ -215,9 +238,9 @@ def _on_dask(jobs: list[Job], address: str, desc: str) -> list[float]:
             if fingerprint != _fingerprint():
                 raise _refuse(f"Dask worker {worker}", fingerprint)
         futures = client.map(_work, jobs, send=True, pure=False)
-        seconds = {future.key: _receive(future.result())
-                   for future in progress(dask_completed(futures), desc=desc, total=len(futures))}
-        return [seconds[future.key] for future in futures]
+        spent = {future.key: _receive(future.result())
+                 for future in progress(dask_completed(futures), desc=desc, total=len(futures))}
+        return [spent[future.key] for future in futures]
 
 
 def _init_worker() -> None:
@@ -258,15 +281,15 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _on_pool(jobs: list[Job], workers: int, desc: str) -> list[float]:
-    """Run ``jobs`` in a pool of ``workers`` processes, in their order; their seconds. On an error,
+def _on_pool(jobs: list[Job], workers: int, desc: str) -> list[Spent]:
+    """Run ``jobs`` in a pool of ``workers`` processes, in their order; what each cost. On an error,
     queued jobs are cancelled and running ones finish; on Ctrl-C, running ones are killed too."""
     pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker)
     try:
         with _environment(WORKER_ENV):  # workers start at submit and inherit it
             futures = [pool.submit(_work, job, False) for job in jobs]
-        seconds = {future: _receive(future.result())
-                   for future in progress(as_completed(futures), desc=desc, total=len(futures))}
+        spent = {future: _receive(future.result())
+                 for future in progress(as_completed(futures), desc=desc, total=len(futures))}
     except KeyboardInterrupt:
         # the pool's processes have no public handle before Python 3.14; every child process that
         # multiprocessing started here is one of them (a worker being spawned is not yet in the pool's)
@@ -281,29 +304,29 @@ def _on_pool(jobs: list[Job], workers: int, desc: str) -> list[float]:
         pool.shutdown(cancel_futures=True)
         raise
     pool.shutdown()
-    return [seconds[future] for future in futures]
+    return [spent[future] for future in futures]
 
 
 def run_jobs(jobs: Sequence[Job], desc: str, workers: int | None = None,
-             dask: str | None = None) -> list[float | None]:
+             dask: str | None = None) -> list[Spent | None]:
     """Fill the cache for every job that needs it: on the Dask scheduler at ``dask`` (or
     ``$INTERP_REPRO_DASK`` unless ``workers`` is given), else in a pool of ``workers`` processes (or
     ``$INTERP_REPRO_WORKERS``, default one per core), or in this process when one worker or one job is
-    left. Jobs start in the order given, so put the longest first. Returns each job's seconds of
-    computing, None for a job that found everything cached."""
+    left. Jobs start in the order given, so put the longest first. Returns what each job cost
+    (:class:`Spent`), None for a job that found everything cached."""
     todo = pending(jobs)
     if not todo:
         return [None] * len(jobs)
     address = dask or (dask_address() if workers is None else None)
     if address:
-        seconds = _on_dask(todo, address, desc)
+        spent = _on_dask(todo, address, desc)
     else:
         workers = check_positive_int("workers", workers) if workers is not None else default_workers()
         if workers == 1 or len(todo) == 1:
-            seconds = [_timed(job) for job in todo]
+            spent = [_timed(job) for job in todo]
         else:
-            seconds = _on_pool(todo, min(workers, len(todo)), desc)
+            spent = _on_pool(todo, min(workers, len(todo)), desc)
     for job in todo:
         _mark_done(job)
-    computed = dict(zip(map(id, todo), seconds, strict=True))
+    computed = dict(zip(map(id, todo), spent, strict=True))
     return [computed.get(id(job)) for job in jobs]

@@ -8,7 +8,7 @@ build runs and the claims a run reads come from the same rows, in the same order
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from interp_repro.core.parallel import Job, run_jobs
@@ -54,11 +54,10 @@ class Experiment:
     run: Callable[[Any], Any]
     claims: tuple[Claims, ...] = ()
     jobs: Callable[[Any], list[Job]] | None = None
-    first: bool = False  # its one job is far longer than the others' (``Job.first``)
 
     def jobs_for(self, config: Any) -> list[Job]:
         """The jobs that fill this experiment's cache for ``config``."""
-        return [Job(self.run, (config,), self.first)] if self.jobs is None else self.jobs(config)
+        return [Job(self.run, (config,))] if self.jobs is None else self.jobs(config)
 
 
 Table = Mapping[str, Experiment]
@@ -66,8 +65,10 @@ Table = Mapping[str, Experiment]
 
 
 def table_jobs(table: Table, scale: str) -> list[Job]:
-    """Every job of the experiments of ``table`` at ``scale``, experiment by experiment."""
-    return [job for experiment in table.values() for job in experiment.jobs_for(experiment.config(scale))]
+    """Every job of the experiments of ``table`` at ``scale``, experiment by experiment, each labelled
+    with its experiment's name (and its own label, if it has one)."""
+    return [replace(job, label=f"{name}: {job.label}" if job.label else name)
+            for name, experiment in table.items() for job in experiment.jobs_for(experiment.config(scale))]
 
 
 def table_claims(table: Table, scale: str, desc: str) -> dict[str, Any]:

@@ -249,8 +249,8 @@ def _unit_and_view(cfg: ModAddConfig, spec: TrainSpec) -> None:
 def _network_jobs(cfg: ModAddConfig, views: bool = False) -> list[Job]:
     """One job per network; with ``views``, the first seed's also computes the views the manifolds
     chapter draws (the claims never read them)."""
-    return [Job(_unit_and_view if views and spec.seed == cfg.seed else _unit, (cfg, spec))
-            for spec in _specs(cfg)]
+    return [Job(_unit_and_view if views and spec.seed == cfg.seed else _unit, (cfg, spec),
+                label=f"{spec.architecture}, seed {spec.seed}") for spec in _specs(cfg)]
 
 
 STACK = 64
@@ -273,8 +273,10 @@ def _device_jobs(cfg: ModAddConfig, device: str) -> list[Job]:
     for arch in cfg.architectures:
         specs = [cfg.spec(arch, s) for s in range(cfg.seed, cfg.seed + max(cfg.seeds, cfg.length_seeds))]
         head, rest = specs[:cfg.length_seeds], specs[cfg.length_seeds:]
-        out.append(Job(_trained_units, (cfg, tuple(head), tuple(sorted({*cfg.lengths, cfg.steps})), device)))
-        out += [Job(_trained_units, (cfg, tuple(rest[i:i + STACK]), (cfg.steps,), device))
+        out.append(Job(_trained_units, (cfg, tuple(head), tuple(sorted({*cfg.lengths, cfg.steps})), device),
+                       label=f"{arch}, every length"))
+        out += [Job(_trained_units, (cfg, tuple(rest[i:i + STACK]), (cfg.steps,), device),
+                    label=f"{arch}, {len(rest[i:i + STACK])} seeds stacked")
                 for i in range(0, len(rest), STACK)]
     return out
 
@@ -286,13 +288,15 @@ def _jobs(cfg: ModAddConfig, lengths: bool = True, networks: bool = True, views:
     device = default_device()
     if device != "cpu":
         return _device_jobs(cfg, device)
-    checks = [Job(run_topology_check, (cfg, cfg.spec(arch, cfg.seed))) for arch in cfg.architectures
+    checks = [Job(run_topology_check, (cfg, cfg.spec(arch, cfg.seed)), label=f"{arch}, full Rips check")
+              for arch in cfg.architectures
               if views and cfg.full_rips_clusters and arch not in FULL_RIPS_SKIPPED]
     return (_length_jobs(cfg) if lengths else []) + (_network_jobs(cfg, views) if networks else []) + checks
 
 
 def _length_jobs(cfg: ModAddConfig) -> list[Job]:
-    return [Job(_trained_units, (cfg, (cfg.spec(arch, s),), cfg.lengths))
+    return [Job(_trained_units, (cfg, (cfg.spec(arch, s),), cfg.lengths),
+                label=f"{arch}, seed {s}, every length")
             for arch in cfg.architectures for s in range(cfg.seed, cfg.seed + cfg.length_seeds)]
 
 
@@ -498,7 +502,7 @@ def run_zhong(cfg: ModAddConfig, workers: int | None = None) -> list[Unit[ZhongS
 
 
 def _zhong_jobs(cfg: ModAddConfig) -> list[Job]:
-    return [Job(run_zhong_network, (cfg, runid)) for runid in zhong.NETWORKS]
+    return [Job(run_zhong_network, (cfg, runid), label=f"Zhong's {runid}") for runid in zhong.NETWORKS]
 
 
 def zhong_learned(units: Sequence[Unit[ZhongSpec]]) -> list[Unit[ZhongSpec]]:

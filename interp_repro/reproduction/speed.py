@@ -73,10 +73,12 @@ def comparison_table(results: dict[str, dict[str, Any]]):
 
 
 def record_book_build(seconds: float, scale: str, entries_before: int, entries_after: int,
-                      studies: dict[str, dict[str, Any]], folder: Path) -> dict[str, Any]:
+                      studies: dict[str, dict[str, Any]], folder: Path,
+                      matmul_gflops: float | None = None) -> dict[str, Any]:
     """Append one book build: wall time, scale and its kind, from the results-cache entries before
     and after it: ``cold`` (the cache started empty), ``warm`` (nothing computed) or ``partial``;
-    with ``studies``, what ``studies.fill_cache`` measured of each study before the pages ran."""
+    with ``studies``, what ``studies.fill_cache`` measured of each study and job before the pages
+    ran, and ``matmul_gflops``, the machine's one-thread matrix-product ceiling measured beside it."""
     if entries_before == 0 and entries_after > 0:
         kind = "cold"
     elif entries_after == entries_before:
@@ -84,7 +86,8 @@ def record_book_build(seconds: float, scale: str, entries_before: int, entries_a
     else:
         kind = "partial"
     build = {"seconds": float(seconds), "scale": scale, "kind": kind,
-             "new_cache_entries": entries_after - entries_before, "studies": studies, "host": host(),
+             "new_cache_entries": entries_after - entries_before, "studies": studies,
+             "matmul_gflops_one_thread": matmul_gflops, "host": host(),
              "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / BOOK_BUILDS
@@ -150,11 +153,50 @@ def ceiling_table(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def denormal_table(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per block of 1,000 steps of the modular-addition benchmark's long runs: milliseconds per step
+    and the share of subnormal gradient entries, with denormals flushed to zero and without (empty
+    when not measured)."""
+    runs = results.get("modular_addition_training", {}).get("denormals")
+    if not runs:
+        return []
+    flushed, kept = runs["flushed"], runs["not flushed"]
+    return [{"steps": f"{i * runs['block'] + 1:,}-{min((i + 1) * runs['block'], runs['steps']):,}",
+             "ms/step, flushed": 1e3 * flushed["seconds_per_step"][i],
+             "ms/step, not flushed": 1e3 * kept["seconds_per_step"][i],
+             "subnormal gradients, not flushed": kept["subnormal_share"][i]}
+            for i in range(len(kept["seconds_per_step"]))]
+
+
+SLOW_SHARE = 0.3
+"""A training job below this share of the matrix-product ceiling says what bounds it."""
+
+
+def job_table(build: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every job a build computed, costliest first: its study, CPU minutes, the share of them its
+    training steps took, their GFLOP/s (``core.flops``), its share of the build's one-thread
+    matrix-product ceiling, and, below :data:`SLOW_SHARE`, what bounds it. A job that trains nothing
+    (an analysis) has none of these."""
+    ceiling = build.get("matmul_gflops_one_thread")
+    rows = []
+    for study, cost in build.get("studies", {}).items():
+        for job in cost.get("by_job", []):
+            trains = job["gflop"] > 0 and job["training_s"] > 0
+            rate = job["gflop"] / job["training_s"] if trains else None
+            share = rate / ceiling if rate is not None and ceiling else None
+            slow = share is not None and share < SLOW_SHARE
+            training = job["training_s"] / job["cpu_s"] if trains and job["cpu_s"] > 0 else None
+            rows.append({"study": study, "job": job["job"], "CPU min": job["cpu_s"] / 60,
+                         "training": training, "GFLOP/s": rate, "share of ceiling": share,
+                         "bound by": "; ".join(job["bounds"]) if slow else ""})
+    return sorted(rows, key=lambda row: -row["CPU min"])
+
+
 def build_summary(builds: list[dict[str, Any]]) -> dict[str, Any]:
     """What the recorded book builds show: ``latest``, one row per kind of build (its latest);
     ``warm_share``, the latest warm build's seconds over the latest cold one's (None unless both are
     recorded); ``minutes``, per scale the minutes each study cost in its latest cold build (summed over
-    its jobs); ``where``, each experiment that took a minute or more there."""
+    its jobs); ``jobs``, per scale the :func:`job_table` of that build, and its ceiling."""
     latest = {b["kind"]: b for b in builds}
     cold = {b["scale"]: b for b in builds if b["kind"] == "cold" and b.get("studies")}
     return {
@@ -166,7 +208,6 @@ def build_summary(builds: list[dict[str, Any]]) -> dict[str, Any]:
                        if "cold" in latest and "warm" in latest else None),
         "minutes": [{"scale": scale, **{study: round(t["seconds"] / 60, 1)
                                         for study, t in b["studies"].items()}} for scale, b in cold.items()],
-        "where": [{"scale": scale, "study": study, "experiment": name, "minutes": round(t / 60, 1)}
-                  for scale, b in cold.items() for study, cost in b["studies"].items()
-                  for name, t in cost.get("by_function", {}).items() if t >= 60],
+        "jobs": {scale: {"table": job_table(b), "ceiling": b.get("matmul_gflops_one_thread")}
+                 for scale, b in cold.items()},
     }

@@ -26,6 +26,7 @@ from interp_repro.core import (
     check_tuple,
     default_device,
 )
+from interp_repro.core.device import flush_denormals
 from interp_repro.core.estimate import Estimate
 from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
@@ -63,7 +64,6 @@ from interp_repro.schur_rnn.train import (
     NEURO_RECIPE,
     RECIPE_PROFILES,
     SCHEDULES,
-    flush_denormals,
     full_replay_steps,
     train,
 )
@@ -556,7 +556,8 @@ def _unit_jobs(cfg: CopyConfig | NeuroConfig) -> list[Job]:
     """One job per unit of ``cfg``: train it and profile it at ``cfg.alpha``. Units with more seeds
     (the headline copy unit, the longest job) come first, since ``run_jobs`` starts jobs in order."""
     specs = sorted(cfg.specs(), key=lambda spec: -spec.seeds)
-    return [Job(run_unit, (spec, cfg.alpha, cfg.eval_batch)) for spec in specs]
+    return [Job(run_unit, (spec, cfg.alpha, cfg.eval_batch), label=f"{spec.task}, {spec.construction}")
+            for spec in specs]
 
 
 EXPERIMENTS: dict[str, Experiment] = {

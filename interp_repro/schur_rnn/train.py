@@ -11,8 +11,6 @@ on held-out sequences; ``benchmarks/schur_rnn.py`` measures how long that takes.
 """
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,11 +26,17 @@ from interp_repro.core import (
     select_device,
     torch_generator,
 )
+from interp_repro.core.device import flush_denormals
+from interp_repro.core.flops import StepMeter
 from interp_repro.schur_rnn.data import make_batch, task_dims
 from interp_repro.schur_rnn.measures import replay_accuracy
 from interp_repro.schur_rnn.model import RecurrentNet
 
 SCHEDULES = ("constant", "cosine")
+
+BOUND = ("backpropagation through time: one small matrix product and one tanh per time step, in a "
+         "Python loop, forward and backward")
+"""What keeps a step below the matrix-product ceiling (``core.flops``)."""
 
 COPY_RECIPE = {"steps": 6000, "batch": 128, "lr": 3e-3, "clip": 1.0, "schedule": "cosine", "warmup": 100,
                "train_replay": 32, "full_replay_share": 0.25}
@@ -127,16 +131,6 @@ def _learning_rate(lr: float, schedule: str, step: int, steps: int, warmup: int)
     return lr * warm * 0.5 * (1 + math.cos(math.pi * step / steps))
 
 
-@contextmanager
-def flush_denormals() -> Iterator[None]:
-    """Flush denormal floats to zero in the body, then stop: the setting is the whole process's."""
-    torch.set_flush_denormal(True)
-    try:
-        yield
-    finally:
-        torch.set_flush_denormal(False)
-
-
 def train(task: str, construction: str, n_hidden: int, *, seeds: int, steps: int, seed: int,
           batch: int = 128, lr: float = 3e-3, clip: float = 1.0, schedule: str = "cosine",
           warmup: int = 100, train_replay: int | None = None, full_replay_share: float = 0.0,
@@ -214,16 +208,18 @@ def _fit(model: RecurrentNet, task: str, options: tuple[dict, dict], short_steps
     opt = torch.optim.Adam(params, lr=lr)
     data = torch_generator(seed)
     curve = np.empty((steps, model.n_instances), dtype=np.float32)
+    meter = StepMeter(BOUND)
     for step in progress(range(steps), desc=desc, quiet=quiet):
         for group in opt.param_groups:
             group["lr"] = _learning_rate(lr, schedule, step, steps, warmup)
-        drawn = make_batch(task, batch, data, **options[step >= short_steps])
-        inputs, targets, mask = (x.to(device) for x in drawn)
-        loss = masked_mse(model(inputs), targets, mask)
-        opt.zero_grad(set_to_none=False)
-        loss.sum().backward()
-        _clip_per_instance(params, clip)
-        opt.step()
+        with meter.step(step >= short_steps):
+            drawn = make_batch(task, batch, data, **options[step >= short_steps])
+            inputs, targets, mask = (x.to(device) for x in drawn)
+            loss = masked_mse(model(inputs), targets, mask)
+            opt.zero_grad(set_to_none=False)
+            loss.sum().backward()
+            _clip_per_instance(params, clip)
+            opt.step()
         curve[step] = loss.detach().cpu().numpy()
     return curve
 

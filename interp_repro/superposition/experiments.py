@@ -22,7 +22,7 @@ from interp_repro.core import (
     check_tuple,
 )
 from interp_repro.core.estimate import Estimate
-from interp_repro.core.parallel import Job
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
 from interp_repro.core.table import Experiment, declares, table_claims, table_jobs
@@ -364,10 +364,11 @@ class GeometryConfig(Recipe, Preset):
     ``sweeps`` independent sweeps (§"The geometry of superposition", Figures on dimensions per feature).
 
     ``book`` trains as the original notebook does: n = 200, m = 20, 10,000 steps at batch 1,024,
-    and its initialisation scale (``init="notebook"``, see
-    :func:`~interp_repro.superposition.model.init_std`), over 30 sparsities. ``paper`` has the
-    paper's n = 400, m = 30. Each sweep draws its own initialisation and data (one batched program
-    for all of them), so the spread between sweeps is the seed-to-seed spread of every claim.
+    and its initialisation scale (``init="notebook"`` for the notebook's ``init_instances`` = 20
+    instances, see :func:`~interp_repro.superposition.model.init_std`), over 30 sparsities. ``paper``
+    has the paper's n = 400, m = 30. Each sweep is a job of its own (:func:`geometry_jobs`), with its
+    own seeds for the initialisation and the data, so the spread between sweeps is the seed-to-seed
+    spread of every claim.
     """
 
     n_features: int = 200
@@ -376,6 +377,8 @@ class GeometryConfig(Recipe, Preset):
     max_inverse_density: float = 100.0
     steps: int = 10_000
     init: str = "notebook"
+    init_instances: int = 20
+    """The instances the notebook trains together, which set its initialisation scale."""
     sweeps: int = 3
 
     PRESETS: ClassVar = {
@@ -390,6 +393,7 @@ class GeometryConfig(Recipe, Preset):
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("points", self.points)
         check_positive_int("sweeps", self.sweeps)
+        check_positive_int("init_instances", self.init_instances)
         check_choices("init", (self.init,), INITS)
         if not check_positive("max_inverse_density", self.max_inverse_density) > 1:
             raise ValueError(f"max_inverse_density must exceed 1, got {self.max_inverse_density}")
@@ -399,17 +403,32 @@ class GeometryConfig(Recipe, Preset):
         return 1 / np.geomspace(1.0, self.max_inverse_density, self.points)
 
 
-def run_geometry(cfg: GeometryConfig) -> Arrays:
-    """One model per density and sweep; returns ``density`` (P,), W (sweeps, P, m, n), loss
-    (sweeps, P), D* (``dstar``, sweeps x P) and per-feature D_i (``dims``, sweeps x P x n)."""
+def run_geometry_sweep(cfg: GeometryConfig, sweep: int) -> Arrays:
+    """Sweep number ``sweep``: one model per density, trained in one batched program from seed
+    ``cfg.seed + 3 * sweep`` (its initialisation; the data and the final evaluation take the next two),
+    so no two sweeps share a draw; returns W (P, m, n) and loss (P,)."""
     def compute() -> Arrays:
-        res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features),
-                         np.tile(cfg.densities, cfg.sweeps), seeds=1, steps=cfg.steps, batch=cfg.batch,
-                         seed=cfg.seed, init=cfg.init, desc="geometry sweeps")
-        W = res["W"].reshape(cfg.sweeps, cfg.points, cfg.n_hidden, cfg.n_features)
-        return {"W": W, "loss": res["loss"].reshape(cfg.sweeps, cfg.points), "density": cfg.densities,
-                "dstar": dimensions_per_feature(W), "dims": feature_dimensionality(W)}
-    return cached("superposition/geometry", cfg, compute)
+        res = train_best("relu", cfg.n_features, cfg.n_hidden, np.ones(cfg.n_features), cfg.densities,
+                         seeds=1, steps=cfg.steps, batch=cfg.batch, seed=cfg.seed + 3 * sweep, init=cfg.init,
+                         init_instances=cfg.init_instances, desc=f"geometry sweep {sweep + 1}")
+        return {"W": res["W"], "loss": res["loss"]}
+    return cached("superposition/geometry_sweep", {"config": cfg, "sweep": sweep}, compute)
+
+
+def geometry_jobs(cfg: GeometryConfig) -> list[Job]:
+    """One job per sweep, started before the other jobs (``Job.first``): each is among the longest."""
+    return [Job(run_geometry_sweep, (cfg, i), first=True, label=f"sweep {i + 1}") for i in range(cfg.sweeps)]
+
+
+def run_geometry(cfg: GeometryConfig) -> Arrays:
+    """One model per density and sweep (the sweeps side by side, ``core.parallel.run_jobs``); returns
+    ``density`` (P,), W (sweeps, P, m, n), loss (sweeps, P), D* (``dstar``, sweeps x P) and per-feature
+    D_i (``dims``, sweeps x P x n)."""
+    run_jobs(geometry_jobs(cfg), desc="geometry sweeps")
+    sweeps = [run_geometry_sweep(cfg, i) for i in range(cfg.sweeps)]
+    W = np.stack([s["W"] for s in sweeps])
+    return {"W": W, "loss": np.stack([s["loss"] for s in sweeps]), "density": cfg.densities,
+            "dstar": dimensions_per_feature(W), "dims": feature_dimensionality(W)}
 
 
 def dimensionality_counts(res: Arrays, inverse_density: float) -> tuple[float, dict[float, int]]:
@@ -651,9 +670,9 @@ EXPERIMENTS: dict[str, Experiment] = {
     "demo": Experiment(DemoConfig.preset, run_demo, (demo_claims,)),
     "phase_2to1": Experiment(lambda scale: phase_configs(scale)[0], run_phase, (phase_claims,)),
     "phase_3to2": Experiment(lambda scale: phase_configs(scale)[1], run_phase, (phase_3_2_claims,)),
-    # at book the longest job of the whole book (three sweeps in one program: 45 min of the cold book
-    # of 2026-12-06, which started it last, so that it ran alone for its last 20 min or more)
-    "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,), first=True),
+    # one job per sweep: as one program of three sweeps it was the longest job of the book (45 min of
+    # the cold book of 2026-12-06, alone for its last 20 min or more)
+    "geometry": Experiment(GeometryConfig.preset, run_geometry, (geometry_claims,), jobs=geometry_jobs),
     "dynamics": Experiment(DynamicsConfig.preset, run_dynamics, (dynamics_claims,)),
     "correlation": Experiment(CorrelationConfig.preset, run_correlation, (correlation_claims,)),
     "privileged": Experiment(PrivilegedConfig.preset, run_privileged, (privileged_claims,)),

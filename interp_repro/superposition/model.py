@@ -28,7 +28,8 @@ def init_std(init: str, n_instances: int, n_features: int, n_hidden: int) -> flo
     ``xavier``: per instance, sqrt(2 / (n + m)). ``notebook``: what the original notebook gets by
     applying ``xavier_normal_`` to its whole (instances, features, hidden) tensor, whose fans torch
     takes as n * m and instances * m: sqrt(2 / (m (n + instances))), smaller, and tied to the
-    number of instances trained together.
+    number of instances the notebook trains together (``n_instances``: pass the notebook's, not the
+    number a batched program happens to hold).
     """
     if init not in INITS:
         raise ValueError(f"unknown init {init!r}: choose one of {INITS}")
@@ -45,7 +46,9 @@ class ToyModel(nn.Module):
     """K independent toy models of one ``kind`` trained as one tensor program."""
 
     def __init__(self, n_instances: int, n_features: int, n_hidden: int, kind: str,
-                 generator: torch.Generator, init: str = "xavier"):
+                 generator: torch.Generator, init: str = "xavier", init_instances: int | None = None):
+        """``init_instances``: the instance count of the ``notebook`` initialisation scale
+        (:func:`init_std`), this model's own if None."""
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"unknown model kind {kind!r}: choose one of {KINDS}")
@@ -54,7 +57,8 @@ class ToyModel(nn.Module):
         check_generator(generator)
         self.kind = kind
         k, n, m = n_instances, n_features, n_hidden
-        std = init_std(init, k, n, m)
+        std = init_std(init, k if init_instances is None else check_positive_int("init_instances",
+                                                                                  init_instances), n, m)
         self.W = _normal((k, m, n), std, generator)
         self.W_out = _normal((k, n, m), std, generator) if kind == "abs" else None
         self.b = nn.Parameter(torch.zeros(k, 1, n))

@@ -18,9 +18,14 @@ from interp_repro.core import (
     select_device,
     torch_generator,
 )
+from interp_repro.core.flops import StepMeter
 from interp_repro.core.units import Arrays
 from interp_repro.superposition.data import sparse_features
 from interp_repro.superposition.model import ToyModel
+
+BOUND = ("drawing a fresh (K, batch, n) input every step and the elementwise passes over it and the "
+         "reconstruction, around matrix products whose inner size is the hidden width m")
+"""What keeps a step below the matrix-product ceiling (``core.flops``)."""
 
 
 @dataclass
@@ -44,38 +49,60 @@ def instance_loss(model: ToyModel, x: torch.Tensor, importance: torch.Tensor) ->
 
 @torch.no_grad()
 def loss_gradients(model: ToyModel, x: torch.Tensor, importance: torch.Tensor,
-                   work: tuple[torch.Tensor, torch.Tensor] | None = None) -> None:
-    """Set ``.grad`` of every parameter to d(sum_k L_k)/d(param), written out by hand.
+                   work: tuple[torch.Tensor, torch.Tensor] | None = None,
+                   instances: slice = slice(None)) -> None:
+    """Set ``.grad`` of every parameter to d(sum_k L_k)/d(param), written out by hand, for the
+    ``instances`` whose batch ``x`` (k, batch, n) and ``importance`` (k, 1, n) are given (every
+    instance by default); the other instances' gradients are left as they are.
 
-    The chain rule is spelled out so each step touches the large (K, batch, n) tensors few times,
-    in place, in the optional ``work`` buffers (a float and a bool tensor shaped like ``x``).
-    It is checked against autograd on :func:`instance_loss` in the tests.
+    The chain rule is spelled out so each step touches the large (k, batch, n) tensors few times,
+    in place, in the optional ``work`` buffers (a float and a bool tensor at least as large as ``x``).
+    Each instance's arithmetic is the same whichever instances it is computed with, so a block of
+    instances gets the gradients, bit for bit, that the whole model would. It is checked against
+    autograd on :func:`instance_loss` in the tests.
     """
-    z_buf, mask = work if work is not None else (None, torch.empty_like(x, dtype=torch.bool))
+    params = [p for p in (model.W, model.b, model.W_out) if p is not None]
+    for param in params:
+        if param.grad is None:
+            param.grad = torch.zeros_like(param)
+    k = x.shape[0]
+    z_buf, mask = (w[:k] for w in work) if work is not None else (None, torch.empty_like(x, dtype=torch.bool))
     scale = importance * (2.0 / x.shape[1])  # dL/dy' = 2 I (y' - y) / batch
     target = model.target(x)
-    W = model.W
-    a = torch.bmm(x, W.transpose(1, 2))  # (K, B, m) pre-activations W x
+    W = model.W[instances]
+    a = torch.bmm(x, W.transpose(1, 2))  # (k, B, m) pre-activations W x
     h = torch.relu(a) if model.kind in ("hidden_relu", "abs") else a
-    w_out = model.W_out.transpose(1, 2) if model.kind == "abs" else W  # (K, m, n)
-    z = torch.baddbmm(model.b, h, w_out, out=z_buf)  # (K, B, n)
+    w_out = model.W_out[instances].transpose(1, 2) if model.kind == "abs" else W  # (k, m, n)
+    z = torch.baddbmm(model.b[instances], h, w_out, out=z_buf)  # (k, B, n)
     if model.kind == "linear":
         g = z.sub_(target)
     else:
         torch.le(z, 0, out=mask)
         g = z.sub_(target).masked_fill_(mask, 0.0)
     g.mul_(scale)  # dL/dz
-    model.b.grad = g.sum(1, keepdim=True)
-    grad_w_out = torch.bmm(h.transpose(1, 2), g)  # (K, m, n) = dL/d(w_out)
-    dh = torch.bmm(g, w_out.transpose(1, 2))  # (K, B, m)
+    torch.sum(g, 1, keepdim=True, out=model.b.grad[instances])
+    grad_w_out = torch.bmm(h.transpose(1, 2), g)  # (k, m, n) = dL/d(w_out)
+    dh = torch.bmm(g, w_out.transpose(1, 2))  # (k, B, m)
     if model.kind in ("hidden_relu", "abs"):
         dh.mul_(a > 0)
-    grad_w_in = torch.bmm(dh.transpose(1, 2), x)  # (K, m, n)
+    grad_w_in = torch.bmm(dh.transpose(1, 2), x)  # (k, m, n)
     if model.kind == "abs":
-        model.W_out.grad = grad_w_out.transpose(1, 2).contiguous()
-        model.W.grad = grad_w_in
+        model.W_out.grad[instances] = grad_w_out.transpose(1, 2)
+        model.W.grad[instances] = grad_w_in
     else:
-        model.W.grad = grad_w_in.add_(grad_w_out)
+        torch.add(grad_w_in, grad_w_out, out=model.W.grad[instances])
+
+
+BLOCK_FLOATS = 1 << 20
+"""Inputs per block of instances in a training step (4 MB of float32): a block's batch, the
+reconstruction and the mask stay in the CPU's cache between the step's passes over them, where the
+whole (K, batch, n) batch would stream from memory at every pass."""
+
+
+def instance_blocks(n_instances: int, floats_each: int) -> list[slice]:
+    """The instances in blocks of about :data:`BLOCK_FLOATS` inputs (at least one instance each)."""
+    size = max(1, BLOCK_FLOATS // floats_each)
+    return [slice(i, min(i + size, n_instances)) for i in range(0, n_instances, size)]
 
 
 def train(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, steps: int,
@@ -101,16 +128,23 @@ def train(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *, s
     snaps, snap_steps, snap_loss = [], [], []
     x_buf = torch.empty(k, batch, n, device=device)
     work = (torch.empty_like(x_buf), torch.empty_like(x_buf, dtype=torch.bool))
+    meter = StepMeter(BOUND)
+    # Independent features are drawn block by block, in the order one draw of the whole batch would
+    # take from the generator, so blocking changes no number; correlated pairs are drawn whole.
+    blocks = instance_blocks(k, batch * n) if correlation == "none" else [slice(0, k)]
     for step in progress(range(steps), desc=desc, quiet=quiet):
-        x = sparse_features(density, batch, n, gen, signed=signed, correlation=correlation,
-                            out=x_buf)
-        if snapshot_every and (step % snapshot_every == 0 or step == steps - 1):
-            snap_steps.append(step)
-            snaps.append(model.W.detach().cpu().numpy().copy())
-            with torch.no_grad():
-                snap_loss.append(instance_loss(model, x, importance).cpu().numpy())
-        loss_gradients(model, x, importance, work)
-        opt.step()
+        snapshot = bool(snapshot_every) and (step % snapshot_every == 0 or step == steps - 1)
+        with meter.step(snapshot):
+            for block in [slice(0, k)] if snapshot else blocks:
+                x = sparse_features(density[block], batch, n, gen, signed=signed, correlation=correlation,
+                                    out=x_buf[: block.stop - block.start])
+                if snapshot:
+                    snap_steps.append(step)
+                    snaps.append(model.W.detach().cpu().numpy().copy())
+                    with torch.no_grad():
+                        snap_loss.append(instance_loss(model, x, importance).cpu().numpy())
+                loss_gradients(model, x, importance[block], work, block)
+            opt.step()
     final = evaluate(model, importance, density, seed=seed + 1, correlation=correlation)
     check_finite_loss(desc, final)
     return TrainResult(
@@ -141,10 +175,10 @@ def evaluate(model: ToyModel, importance: torch.Tensor, density: torch.Tensor, *
 def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.ndarray, *,
                seeds: int, steps: int, batch: int, seed: int, desc: str, lr: float = 1e-3,
                correlation: str = "none", snapshot_every: int | None = None,
-               device: str = "cpu", init: str = "xavier") -> Arrays:
+               device: str = "cpu", init: str = "xavier", init_instances: int | None = None) -> Arrays:
     """Train ``seeds`` models per point (one row of ``importance`` and ``density`` each) in one
-    batched program on ``device`` and keep the lowest-loss one per point. ``init``: see
-    :func:`~interp_repro.superposition.model.init_std`.
+    batched program on ``device`` and keep the lowest-loss one per point. ``init`` and
+    ``init_instances``: see :func:`~interp_repro.superposition.model.init_std`.
 
     Returns W (P, m, n), b (P, n), loss (P,), all_loss (P, seeds) and, for the abs model, W_out.
     """
@@ -157,7 +191,8 @@ def train_best(kind: str, n: int, m: int, importance: np.ndarray, density: np.nd
     importance = np.broadcast_to(np.asarray(importance, dtype=np.float64), (points, n))
     rep_density = torch.tensor(np.repeat(density, seeds), dtype=torch.float32)
     rep_importance = torch.tensor(np.repeat(importance, seeds, axis=0), dtype=torch.float32)
-    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed), init).to(select_device(device))
+    model = ToyModel(points * seeds, n, m, kind, torch_generator(seed), init,
+                     init_instances).to(select_device(device))
     res = train(model, rep_importance, rep_density, steps=steps, batch=batch, seed=seed + 1, lr=lr,
                 correlation=correlation, snapshot_every=snapshot_every, desc=desc)
     all_loss = res.loss.reshape(points, seeds)

@@ -34,12 +34,14 @@ EXPERIMENTS: dict[str, Experiment] = {
     "anti_abstraction": Experiment(nonlinear.anti_abstraction_config, nonlinear.run_nonlinear),
     "anti_abstraction_sweep": Experiment(nonlinear.AntiAbstractionSweepConfig.preset,
                                          nonlinear.run_anti_abstraction_sweep,
-                                         (nonlinear.anti_abstraction_claims,)),
+                                         (nonlinear.anti_abstraction_claims,),
+                                         jobs=nonlinear.anti_abstraction_jobs),
     "ablation": Experiment(ablation.AblationConfig.preset, ablation.run_ablation,
                            (ablation.ablation_claims,)),
     "gelu_sensitivity": Experiment(ablation.GeluSensitivityConfig.preset, ablation.run_gelu_sensitivity),
 }
-"""The study's experiments (``core.table``): one job each, but the kappa sweep, which is closed-form."""
+"""The study's experiments (``core.table``): one job each, but the kappa sweep, which is closed-form,
+and the anti-abstraction sweep, one job per nu_x."""
 
 
 def jobs(scale: str) -> list[Job]:

@@ -48,6 +48,7 @@ from interp_repro.core import (
     progress,
 )
 from interp_repro.core.estimate import Estimate
+from interp_repro.core.parallel import Job, run_jobs
 from interp_repro.core.presets import Preset
 from interp_repro.core.seeding import check_seed
 from interp_repro.core.table import declares
@@ -261,8 +262,35 @@ class AntiAbstractionSweepConfig(Preset):
         check_positive_int("steps", self.steps)
 
 
+def run_anti_abstraction_row(cfg: AntiAbstractionSweepConfig, i: int) -> Arrays:
+    """The networks of the sweep at its ``i``-th nu_x, one job (:func:`anti_abstraction_jobs`):
+    ``pre``, ``post`` (len(noise_xs), len(widths), seeds) and the input's own ``alpha_x``."""
+    nu_x = cfg.nu_xs[i]
+
+    def compute() -> Arrays:
+        shape = (len(cfg.noise_xs), len(cfg.widths), cfg.seeds)
+        pre, post, alpha_x = np.empty(shape), np.empty(shape), np.nan
+        cells = list(product(enumerate(cfg.noise_xs), range(cfg.seeds)))
+        for (j, noise_x), r in progress(cells, f"ReLU anti-abstraction sweep, nu_x = {nu_x}"):
+            data = two_factor_data(nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
+                                   d_out=cfg.d_out, seed=cfg.seed + r, noise_x=noise_x, nu_x_max=math.inf)
+            alpha_x = abstraction_score(data.X, data.labels)
+            for k, width in enumerate(cfg.widths):
+                run = train_nonlinear(data, "relu", width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
+                                      seed=cfg.seed + r + 1)
+                pre[j, k, r], post[j, k, r] = run.alpha_pre[-1], run.alpha_post[-1]
+        return {"pre": pre, "post": post, "alpha_x": np.array(alpha_x)}
+    return cached("abstraction/anti_abstraction_row", {"config": cfg, "row": i}, compute)
+
+
+def anti_abstraction_jobs(cfg: AntiAbstractionSweepConfig) -> list[Job]:
+    """One job per nu_x of the sweep, so that no one job holds the pool's last minutes alone."""
+    return [Job(run_anti_abstraction_row, (cfg, i), label=f"nu_x {nu_x}") for i, nu_x in enumerate(cfg.nu_xs)]
+
+
 def run_anti_abstraction_sweep(cfg: AntiAbstractionSweepConfig) -> Arrays:
-    """Train every ReLU network of the sweep; keep alpha at the end of training.
+    """Train every ReLU network of the sweep (its rows side by side, ``core.parallel.run_jobs``);
+    keep alpha at the end of training.
 
     ``pre``, ``post``: (len(nu_xs), len(noise_xs), len(widths), seeds) shape abstraction of the
     pre- and post-activations. Draw r of a cell uses the data of seed ``seed + r`` (the same draw
@@ -270,21 +298,11 @@ def run_anti_abstraction_sweep(cfg: AntiAbstractionSweepConfig) -> Arrays:
     as :func:`run_nonlinear` does for r = 0. ``alpha_x``: (len(nu_xs),) the inputs' own alpha,
     (1 - nu_x) / (1 + nu_x) (the class means are exact); ``nu_xs``, ``noise_xs``, ``widths``: the axes.
     """
-    def compute() -> Arrays:
-        shape = (len(cfg.nu_xs), len(cfg.noise_xs), len(cfg.widths), cfg.seeds)
-        pre, post, alpha_x = np.empty(shape), np.empty(shape), np.empty(len(cfg.nu_xs))
-        cells = list(product(enumerate(cfg.nu_xs), enumerate(cfg.noise_xs), range(cfg.seeds)))
-        for (i, nu_x), (j, noise_x), r in progress(cells, "ReLU anti-abstraction sweep"):
-            data = two_factor_data(nu_x, cfg.nu_y, n_per_class=cfg.n_per_class, d_in=cfg.d_in,
-                                   d_out=cfg.d_out, seed=cfg.seed + r, noise_x=noise_x, nu_x_max=math.inf)
-            alpha_x[i] = abstraction_score(data.X, data.labels)
-            for k, width in enumerate(cfg.widths):
-                run = train_nonlinear(data, "relu", width, cfg.kappa, cfg.lr, cfg.steps, cfg.lam,
-                                      seed=cfg.seed + r + 1)
-                pre[i, j, k, r], post[i, j, k, r] = run.alpha_pre[-1], run.alpha_post[-1]
-        return {"pre": pre, "post": post, "alpha_x": alpha_x, "nu_xs": np.array(cfg.nu_xs),
-                "noise_xs": np.array(cfg.noise_xs), "widths": np.array(cfg.widths)}
-    return cached("abstraction/anti_abstraction_sweep", cfg, compute)
+    run_jobs(anti_abstraction_jobs(cfg), desc="ReLU anti-abstraction sweep")
+    rows = [run_anti_abstraction_row(cfg, i) for i in range(len(cfg.nu_xs))]
+    return {"pre": np.stack([row["pre"] for row in rows]), "post": np.stack([row["post"] for row in rows]),
+            "alpha_x": np.array([float(row["alpha_x"]) for row in rows]), "nu_xs": np.array(cfg.nu_xs),
+            "noise_xs": np.array(cfg.noise_xs), "widths": np.array(cfg.widths)}
 
 
 @declares("abstraction.relu_anti_abstraction")
