@@ -191,3 +191,17 @@ def test_zhong_sides_leave_out_a_network_that_never_learned_the_task():
     assert [u.spec.runid for u in sides["uniform"]] == ["a"]
     assert [u.spec.runid for u in sides["learnable"]] == ["b", "q"]
     assert [u.spec.runid for u in ex.zhong_learned(units)] == ["a", "m", "b", "q"]
+
+
+def test_analysis_reports_his_triples_from_the_one_set_of_cosines(monkeypatch):
+    """``analyse`` with his notebook's triples prints his value, computing the cosines once."""
+    model = zhong.load(zhong.path(zhong.MODEL_B))
+    calls = []
+    cosines = measures.gradient_cosines
+    monkeypatch.setattr(measures, "gradient_cosines", lambda m: calls.append(m) or cosines(m))
+    measured = measures.analyse(model, min_cluster=5, max_clusters=1, n_landmarks=60,
+                                triples=zhong.notebook_triples(model.p))
+    assert len(calls) == 1
+    assert float(measured["gradient_symmetricity_triples"]) == pytest.approx(zhong.NOTEBOOK[zhong.MODEL_B][0],
+                                                                               abs=5e-4)
+    assert "gradient_symmetricity_triples" not in measures.analyse(model, 5, 1, 60)

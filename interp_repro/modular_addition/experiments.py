@@ -479,16 +479,14 @@ class ZhongSpec:
 def run_zhong_network(cfg: ModAddConfig, runid: str) -> Unit[ZhongSpec]:
     """One of Zhong's networks, loaded (``zhong.load``) and analysed as ours are (cached):
     ``measures.analyse`` with ``cfg``'s cluster and landmark settings, plus the gradient symmetricity
-    over his notebook's 100 triples (``gradient_symmetricity_notebook``) and the share of all p^2
+    over his notebook's 100 triples (``gradient_symmetricity_triples``) and the share of all p^2
     pairs it answers right (``accuracy``)."""
     model = zhong.load(zhong.path(runid))
 
     def compute() -> Arrays:
-        analysis = measures.analyse(model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks)
-        notebook = measures.gradient_symmetricity(model, zhong.notebook_triples(model.p))[0]
-        accuracy = measures.task_accuracy(measures.tables(model)[1][0])
-        return analysis | {"gradient_symmetricity_notebook": np.array(notebook),
-                           "accuracy": np.array(accuracy)}
+        analysis = measures.analyse(model, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks,
+                                    triples=zhong.notebook_triples(model.p))
+        return analysis | {"accuracy": np.array(measures.task_accuracy(measures.tables(model)[1][0]))}
 
     key = {"runid": runid, "min_cluster": cfg.min_cluster, "max_clusters": cfg.max_clusters,
            "n_landmarks": cfg.n_landmarks}
@@ -531,7 +529,7 @@ def zhong_table(units: Sequence[Unit[ZhongSpec]]) -> list[dict[str, Any]]:
         rows.append({"run id": u.spec.runid, "example": names.get(u.spec.runid, ""),
                      "attention rate": u.spec.rate, "accuracy (all pairs)": float(m["accuracy"]),
                      "grad. sym. (every triple)": float(m["gradient_symmetricity"]),
-                     "grad. sym. (his 100 triples)": float(m["gradient_symmetricity_notebook"]),
+                     "grad. sym. (his 100 triples)": float(m["gradient_symmetricity_triples"]),
                      "noise of 100 triples": float(m["gradient_symmetricity_sd"]) / 10,
                      "dist. irr. (correct logit)": float(m["distance_irrelevance"]),
                      "dist. irr. (top incorrect)": float(m["distance_irrelevance_top_incorrect"]),
@@ -558,7 +556,7 @@ def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, runid in (("model_a", zhong.MODEL_A), ("model_b", zhong.MODEL_B)):
         measured = by_id[runid].measured
-        out[f"modular_addition.zhong_{name}_grad_sym"] = float(measured["gradient_symmetricity_notebook"])
+        out[f"modular_addition.zhong_{name}_grad_sym"] = float(measured["gradient_symmetricity_triples"])
         out[f"modular_addition.zhong_{name}_dist_irr"] = float(measured["distance_irrelevance"])
     sides = zhong_sides(units)
     for arch, nets in sides.items():

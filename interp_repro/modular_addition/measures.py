@@ -127,11 +127,14 @@ def gradient_symmetricity(model: ModAddNet, triples=None) -> np.ndarray:
     Zhong's notebook (``zhong.notebook_triples``), whose sampling noise is the cosines' spread over
     sqrt(n). Pizza-like networks score near 1, Clock-like ones near 1/3. Returns (K,)."""
     cos = gradient_cosines(model)
-    if triples is None:
-        return cos.mean(axis=(1, 2, 3))
+    return cos.mean(axis=(1, 2, 3)) if triples is None else _triples_mean(cos, triples, model.p)
+
+
+def _triples_mean(cos: np.ndarray, triples, p: int) -> np.ndarray:
+    """The cosines (K, p, p, p) of :func:`gradient_cosines` averaged over ``triples`` (n, 3); (K,)."""
     t = _as_int_array(triples, "triples", 2)
-    if t.shape[1:] != (3,) or not t.size or t.min() < 0 or t.max() >= model.p:
-        raise ValueError(f"triples must be a non-empty (n, 3) array of integers in 0..{model.p - 1}, "
+    if t.shape[1:] != (3,) or not t.size or t.min() < 0 or t.max() >= p:
+        raise ValueError(f"triples must be a non-empty (n, 3) array of integers in 0..{p - 1}, "
                          f"got shape {t.shape}")
     return cos[:, t[:, 0], t[:, 1], t[:, 2]].mean(axis=1)
 
@@ -500,7 +503,8 @@ def betti_vector_counts(bettis: Sequence[Sequence[int]]) -> dict[tuple[int, ...]
 # ------------------------------------------------------------------ one network
 
 
-def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: int) -> Arrays:
+def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: int,
+            triples=None) -> Arrays:
     """The paper's per-network analysis (§3-5) of a single-instance ``model``: key frequencies (``freqs``),
     the clusters with at least ``min_cluster`` neurons (``n_clusters``) and, for the ``max_clusters``
     largest (``cluster_freqs``, ``cluster_sizes``), their top-4 PCA shares (``pca``), Betti numbers up
@@ -512,7 +516,8 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
     neuron's fitted phases (``phi_L``, ``phi_R``) and phase alignment sample (``phase_alignment``); the
     H1 diagram of the largest cluster (``h1``); Zhong's ``gradient_symmetricity`` over every triple
     (exact) with the spread of its cosines over triples (``gradient_symmetricity_sd``: a mean over n
-    random triples has sampling noise ``sd / sqrt(n)``); ``distance_irrelevance`` by the paper's
+    random triples has sampling noise ``sd / sqrt(n)``), and with ``triples`` (n, 3), its mean over
+    them (``gradient_symmetricity_triples``, from the same cosines); ``distance_irrelevance`` by the paper's
     definition (correct logit) and as Zhong's sweep table computes it
     (``distance_irrelevance_top_incorrect``); the ``embedding_spectrum``."""
     pre, logits = (x[0] for x in tables(model))
@@ -538,8 +543,11 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         r2.append(np.median(fit["r2"][groups[f]]))
     largest = cluster_cloud(pre, groups[order[0]])
     correct, top_incorrect = logit_tables(logits)
-    cosines = gradient_cosines(model)[0]
-    return {
+    cosines = gradient_cosines(model)
+    over_triples = {} if triples is None else {
+        "gradient_symmetricity_triples": np.array(_triples_mean(cosines, triples, p)[0])}
+    cosines = cosines[0]
+    return over_triples | {
         "freqs": freqs, "cluster_freqs": np.array(order),
         "cluster_sizes": np.array([groups[f].size for f in order]), "n_clusters": np.array(len(groups)),
         "pca": np.array(pca), "betti": np.array(betti), "cka": np.array(cka), "rsm": np.array(rsm),
