@@ -32,10 +32,12 @@ def test_ceiling_rows_read_the_flops_and_the_stacking_shares():
     assert speed.ceiling_table({}) == []
     bptt = {"share_of_matmul_one_seed": 0.5, "share_of_matmul_stacked": 0.6, "matmul_gflops_one_thread": 40.0}
     flops = {"achieved_gflops": 8.0, "matmul_gflops": 40.0, "share_of_matmul": 0.2}
+    geometry = {"blocked": {"gflops": 12.0}, "matmul_gflops_one_thread": 40.0, "share_of_matmul": 0.3}
     rows = speed.ceiling_table({"schur_rnn": {"bptt_stacking": bptt},
-                                "modular_addition_training": {"flops": flops}})
-    assert [r["GFLOP/s"] for r in rows] == [8.0, 20.0, 24.0]
-    assert [r["share"] for r in rows] == [0.2, 0.5, 0.6]
+                                "modular_addition_training": {"flops": flops},
+                                "superposition_training": {"geometry_step": geometry}})
+    assert [r["GFLOP/s"] for r in rows] == [12.0, 8.0, 20.0, 24.0]
+    assert [r["share"] for r in rows] == [0.3, 0.2, 0.5, 0.6]
 
 
 def test_the_denormal_table_has_a_row_per_block_and_is_empty_unmeasured():

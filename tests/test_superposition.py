@@ -135,7 +135,7 @@ def test_gradients_block_by_block_equal_the_whole_models_bit_for_bit(kind):
     whole = [p.grad.clone() for p in model.parameters()]
     for p in model.parameters():
         p.grad.fill_(float("nan"))  # every instance's gradient must be written again
-    work = (torch.empty_like(x), torch.empty_like(x, dtype=torch.bool))
+    work = (torch.empty_like(x), torch.empty_like(x))
     for block in instance_blocks(5, BLOCK_FLOATS // 2):  # blocks of 2, 2 and 1
         loss_gradients(model, x[block], importance[block], work, block)
     assert all(torch.equal(p.grad, g) for p, g in zip(model.parameters(), whole, strict=True))

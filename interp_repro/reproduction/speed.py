@@ -139,6 +139,11 @@ def ceiling_table(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The training steps measured against the machine's one-thread matrix-product speed: their
     GFLOP/s, the ceiling's and the share of it they reach (empty when not measured)."""
     rows = []
+    if "geometry_step" in results.get("superposition_training", {}):
+        g = results["superposition_training"]["geometry_step"]
+        rows.append({"step": "superposition, one geometry sweep (30 sparsities, n = 200, m = 20)",
+                     "GFLOP/s": g["blocked"]["gflops"], "matmul GFLOP/s": g["matmul_gflops_one_thread"],
+                     "share": g["share_of_matmul"]})
     if "flops" in results.get("modular_addition_training", {}):
         f = results["modular_addition_training"]["flops"]
         rows.append({"step": "modular addition, one attention network", "GFLOP/s": f["achieved_gflops"],
