@@ -5,6 +5,10 @@ source notebooks of every study, run in this process, pass their own checks: the
 are numpy alone, and the release imports no reference module."""
 
 import contextlib
+import copy
+import csv
+import html
+import importlib
 import io
 import re
 import shutil
@@ -21,57 +25,99 @@ from interp_repro.notebooks import pip_spec
 
 pytest.importorskip("nbgrader")
 
-STUDY = "superposition"
-WRONG = "def weighted_loss(x, x_hat, importance):\n    return float(((x - x_hat) ** 2).sum(axis=1).mean())\n"
+WRONG = ("+ 1", "- 1", "* 0 + 7")
+"""Three wrong answers to every coding exercise, each the reference's own value moved, and a fourth that
+calls the library's reference: at the scale of the cycle, what matters is that any answer its check
+fails loses that exercise's points (the checks' own tests, ``test_coding_exercises.py``, feed them the
+typical mistakes)."""
+REFUSED = "is not available inside a graded answer"
 
 
-def _submit(course, student: str, notebook) -> None:
+def _submit(course, student: str, study: str, notebook) -> None:
     """Leave ``notebook`` in the exchange as ``nbgrader submit`` does for ``student``."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
-    folder = course / "exchange" / COURSE_ID / "inbound" / f"{student}+{STUDY}+{stamp}"
+    folder = course / "exchange" / COURSE_ID / "inbound" / f"{student}+{study}+{stamp}"
     folder.mkdir(parents=True)
-    nbformat.write(notebook, folder / f"{STUDY}.ipynb")
+    nbformat.write(notebook, folder / f"{study}.ipynb")
     (folder / "timestamp.txt").write_text(stamp)
 
 
-def _graded(notebook, grade_id: str):
+def _answered(notebook, study: str, answer) -> nbformat.NotebookNode:
+    """A copy of ``study``'s ``notebook`` whose every solution cell is ``answer(cell source, function
+    name, check)``."""
+    notebook, checks = copy.deepcopy(notebook), importlib.import_module(f"interp_repro.exercises.{study}")
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            name = re.search(r"^def (\w+)\(", cell.source, re.M)[1]
+            cell.source = answer(cell.source, name, getattr(checks, f"check_{name}"))
+    return notebook
+
+
+def _moved(shift: str):
+    """The reference solution, its value moved by ``shift``."""
+    return lambda source, name, _: f"{source}\n\n_answer = {name}\n\n\ndef {name}(*args):\n" \
+                                   f"    return _answer(*args) {shift}\n"
+
+
+def _calls_the_reference(source, name, check):
+    reference = check.references[0]
+    return (f"import {reference.__module__} as _library\n\n\ndef {name}(*args):\n"
+            f"    return _library.{reference.__name__}(*args)\n")
+
+
+def _cell(notebook, grade_id: str):
     return next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-def test_a_moved_course_folder_releases_collects_and_autogrades(tmp_path):
+def test_a_moved_course_folder_runs_the_whole_cycle_and_every_wrong_answer_loses_its_points(tmp_path):
+    """Release, collect, autograde, feedback and export, for every study, on a folder moved away from
+    where it was written: the reference scores full marks, the untouched release and four wrong answers to
+    every exercise score nothing; the fourth calls the library's reference, and its student reads the one
+    line that says why, in the graded notebook and in the feedback."""
     from nbgrader.api import Gradebook
 
-    written = write_course(ROOT, tmp_path / "written", studies=(STUDY,))
+    written = write_course(ROOT, tmp_path / "written")
     course = tmp_path / "hub" / "course"
     shutil.copytree(written, course)
     shutil.rmtree(written)  # nothing may lead back to where the folder was written
-    source = nbformat.read(course / "source" / STUDY / f"{STUDY}.ipynb", 4)
-    release = nbformat.read(course / "release" / STUDY / f"{STUDY}.ipynb", 4)
-    assert "BEGIN SOLUTION" not in str(release) and "NotImplementedError" in str(release)
-    wrong = nbformat.read(course / "release" / STUDY / f"{STUDY}.ipynb", 4)
-    code = [c for c in wrong.cells if c.metadata.get("nbgrader", {}).get("solution")]
-    code[0].source = WRONG
-    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source
-                 for c in source.cells if "nbgrader" in c.metadata}
-    code[1].source = solutions[code[1].metadata["nbgrader"]["grade_id"]]  # the second exercise right
-    nbgrader("release_assignment", STUDY, cwd=course)  # needs the course id and a writable exchange
-    assert (course / "exchange" / COURSE_ID / "outbound" / STUDY / f"{STUDY}.ipynb").is_file()
-    for student, notebook in (("reference", source), ("wrong", wrong), ("untouched", release)):
-        _submit(course, student, notebook)
-    nbgrader("collect", STUDY, cwd=course)
-    log = nbgrader("autograde", STUDY, "--force", cwd=course)
-    assert "SAWarning" not in log and "without encryption" not in log, log  # the known warnings, silenced
-    points = {e.label: e.points for e in EXERCISES if e.study == STUDY and e.check}
+    students = ("reference", "untouched", *(f"wrong-{i}" for i in range(len(WRONG))), "calls-reference")
+    for study in STUDIES:
+        source = nbformat.read(course / "source" / study / f"{study}.ipynb", 4)
+        release = nbformat.read(course / "release" / study / f"{study}.ipynb", 4)
+        assert "BEGIN SOLUTION" not in str(release) and "NotImplementedError" in str(release)
+        nbgrader("release_assignment", study, cwd=course)  # needs the course id and a writable exchange
+        assert (course / "exchange" / COURSE_ID / "outbound" / study / f"{study}.ipynb").is_file()
+        answers = [source, release, *(_answered(source, study, _moved(shift)) for shift in WRONG),
+                   _answered(source, study, _calls_the_reference)]
+        for student, notebook in zip(students, answers, strict=True):
+            _submit(course, student, study, notebook)
+        nbgrader("collect", study, cwd=course)
+        log = nbgrader("autograde", study, "--force", cwd=course)
+        assert "SAWarning" not in log and "without encryption" not in log, log  # the known warnings, silenced
+        nbgrader("generate_feedback", study, cwd=course)
+    nbgrader("export", cwd=course)
+
+    points = {e.label: e.points for e in EXERCISES if e.check}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        scores = {s: gb.find_submission(STUDY, s).score for s in ("reference", "wrong", "untouched")}
-        assert gb.find_assignment(STUDY).max_score == sum(points.values())
-    assert scores == {"reference": sum(points.values()),
-                      "wrong": sum(points.values()) - points["ex-superposition-code-loss"], "untouched": 0}
-    graded = nbformat.read(course / "autograded" / "wrong" / STUDY / f"{STUDY}.ipynb", 4)
-    failed = _graded(graded, "ex-superposition-code-loss-check").outputs
-    assert [o.output_type for o in failed] == ["error"]
-    assert len(failed[0].traceback) == 1 and failed[0].traceback[0].startswith("CheckFailed: an error on"), \
-        failed[0].traceback  # the one line, no traceback into the check
+        for study in STUDIES:
+            assert gb.find_assignment(study).max_score == sum(
+                points[e.label] for e in EXERCISES if e.study == study and e.check)
+            for e in (e for e in EXERCISES if e.study == study and e.check):
+                scores = {s: gb.find_grade(f"{e.label}-check", study, study, s).score for s in students}
+                assert scores == {s: points[e.label] if s == "reference" else 0 for s in students}, e.label
+    grades = list(csv.DictReader((course / "grades.csv").open()))
+    assert {(row["student_id"], row["assignment"]) for row in grades} == {
+        (s, study) for s in students for study in STUDIES}
+    for study in STUDIES:
+        graded = nbformat.read(course / "autograded" / "calls-reference" / study / f"{study}.ipynb", 4)
+        feedback = (course / "feedback" / "calls-reference" / study / f"{study}.html").read_text()
+        for e in (e for e in EXERCISES if e.study == study and e.check):
+            failed = _cell(graded, f"{e.label}-check").outputs
+            assert [o.output_type for o in failed] == ["error"]
+            assert len(failed[0].traceback) == 1 and REFUSED in failed[0].traceback[0], \
+                failed[0].traceback  # the one line, no traceback into the check
+            assert html.escape(failed[0].evalue) in feedback or failed[0].evalue in feedback, e.label
+        assert "most recent call last" not in feedback and "site-packages" not in feedback
 
 
 @pytest.mark.parametrize("study", STUDIES)
