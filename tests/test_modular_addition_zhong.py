@@ -14,6 +14,7 @@ from interp_repro.core import Unit
 from interp_repro.modular_addition import experiments as ex
 from interp_repro.modular_addition import measures, zhong
 from interp_repro.modular_addition.data import all_pairs
+from interp_repro.modular_addition.topology import persistence
 from interp_repro.reproduction.claims import load_claims
 
 
@@ -194,7 +195,8 @@ def test_zhong_sides_leave_out_a_network_that_never_learned_the_task():
 
 
 def test_analysis_reports_his_triples_from_the_one_set_of_cosines(monkeypatch):
-    """``analyse`` with his notebook's triples prints his value, computing the cosines once."""
+    """``analyse`` with his notebook's triples prints his value, computing the cosines once; its H1
+    diagram of the largest cluster is the one a separate run would give."""
     model = zhong.load(zhong.path(zhong.MODEL_B))
     calls = []
     cosines = measures.gradient_cosines
@@ -205,3 +207,6 @@ def test_analysis_reports_his_triples_from_the_one_set_of_cosines(monkeypatch):
     assert float(measured["gradient_symmetricity_triples"]) == pytest.approx(zhong.NOTEBOOK[zhong.MODEL_B][0],
                                                                                abs=5e-4)
     assert "gradient_symmetricity_triples" not in measures.analyse(model, 5, 1, 60)
+    # the largest cluster's H1, taken from its Betti run's diagrams, is what a run up to H1 alone gives
+    largest = measures.largest_cluster(model, measured)
+    np.testing.assert_array_equal(measured["h1"], persistence(largest, maxdim=1, n_landmarks=60)[1])

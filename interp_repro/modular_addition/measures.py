@@ -38,7 +38,7 @@ from interp_repro.core.validate import mean_of
 from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.data import all_pairs, check_modulus
 from interp_repro.modular_addition.model import ModAddNet
-from interp_repro.modular_addition.topology import betti_numbers, bottleneck, persistence
+from interp_repro.modular_addition.topology import betti_numbers, bottleneck, count_bars, persistence
 
 REFERENCES = ("disc", "torus", "circle")
 """The theorem's reference manifolds (§4), in the order of the CKA columns of :func:`analyse`."""
@@ -534,14 +534,16 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         cloud = cluster_cloud(pre, groups[f])
         ratios = pca_variance(cloud)
         pca.append(np.pad(ratios, (0, max(0, 4 - ratios.size)))[:4])
-        betti.append(betti_numbers(cloud, maxdim=2, n_landmarks=n_landmarks))
+        diagrams = persistence(cloud, maxdim=2, n_landmarks=n_landmarks)
+        betti.append(count_bars(diagrams))
+        if f == order[0]:  # the largest cluster's H1: ripser's is the same whatever higher dimension
+            h1 = diagrams[1]  # it computes too, so no second run for it
         cka.append([linear_cka(cloud, refs[name](p, f)) for name in REFERENCES])
         rsm.append([rsm_correlation(cloud, refs[name](p, f)) for name in REFERENCES])
         logit_betti.append(betti_numbers(logit_cloud(logits, f), maxdim=1, n_landmarks=n_landmarks))
         logit_unit.append(betti_numbers(logit_cloud(logits, f, unit=True), maxdim=1, n_landmarks=n_landmarks))
         logit_pizza.append(logit_pizza_correlation(logits, f))
         r2.append(np.median(fit["r2"][groups[f]]))
-    largest = cluster_cloud(pre, groups[order[0]])
     correct, top_incorrect = logit_tables(logits)
     cosines = gradient_cosines(model)
     over_triples = {} if triples is None else {
@@ -555,7 +557,7 @@ def analyse(model: ModAddNet, min_cluster: int, max_clusters: int, n_landmarks: 
         "logit_pizza": np.array(logit_pizza), "r2": np.array(r2),
         "phi_L": fit["phi_L"], "phi_R": fit["phi_R"],
         "phase_alignment": phase_alignment(pre),
-        "h1": persistence(largest, maxdim=1, n_landmarks=n_landmarks)[1],
+        "h1": h1,
         "gradient_symmetricity": np.array(cosines.mean()),
         "gradient_symmetricity_sd": np.array(cosines.std()),
         "distance_irrelevance": np.array(distance_irrelevance(correct)),
