@@ -191,11 +191,13 @@ def _worker_environment(name: str) -> None:
            lambda: {name: np.array(os.environ.get(name, "unset"))})
 
 
-def test_pool_workers_get_one_thread_and_glibc_heap_trimming_whatever_the_parent_set(cache_at, monkeypatch):
+def test_pool_workers_get_one_thread_and_a_heap_that_keeps_memory_whatever_the_parent(cache_at, monkeypatch):
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")  # what importing dask.distributed sets
     monkeypatch.setenv("OMP_NUM_THREADS", "8")
-    names = ["MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS"]
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    names = ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "OMP_NUM_THREADS"]
     run_jobs([Job(_worker_environment, (name,)) for name in names], desc="environment", workers=2)
     seen = {name: cached("tests/environment", {"name": name}, lambda: {})[name].item() for name in names}
-    assert seen == {"MALLOC_TRIM_THRESHOLD_": "unset", "OMP_NUM_THREADS": "1"}
+    assert seen == {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+                    "OMP_NUM_THREADS": "1"}
     assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536" and os.environ["OMP_NUM_THREADS"] == "8"

@@ -254,13 +254,18 @@ def _init_worker() -> None:
 
 WORKER_ENV: dict[str, str | None] = {
     **{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
-    "MALLOC_TRIM_THRESHOLD_": None,
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(1 << 30),
 }
 """Set (or, for None, unset) for pool workers before they start. One thread: their OpenMP and BLAS
 pools never start a second thread that would spin, waiting for work, against the other workers.
-glibc's own heap trimming: importing dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this
-process, and a worker that inherits it hands freed tensor memory back to the OS after every step
-and faults it in again on the next (measured: 40% of a training's CPU time in the kernel)."""
+glibc's heap: a training step allocates and frees the same large tensors every step. Left to glibc's
+defaults, blocks of a few MB are mapped from the OS for each allocation and handed back when freed,
+and every page is faulted in again on the next step (a Schur-RNN copy step on the full replay: 11,000
+page faults and a sixth of its time in the kernel). Blocks up to 32 MiB (glibc's largest threshold)
+now come from the heap, which keeps up to 1 GiB of freed memory for the next step. Importing
+dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this process, which a worker must not
+inherit (measured: 40% of a training's CPU time in the kernel)."""
 
 
 @contextmanager
