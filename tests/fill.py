@@ -5,12 +5,10 @@ cache with every study's ``ci`` jobs; ``python tests/fill.py --shifted OUT`` fil
 (the robustness test's run).
 
 The conftest starts both as soon as a session has collected its tests: the first so that its pool runs
-beside the unit tests; the second at the lowest CPU priority (``nice`` 19, for its session's scheduling
-group too, which its workers inherit), so that its pool takes only the time the rest of the session
-leaves idle until the rest is done.
+beside the unit tests; the second at the lowest CPU priority (``nice`` 19, which its workers inherit),
+so that its pool takes only the time the rest of the session leaves idle until the rest is done.
 """
 
-import contextlib
 import json
 import os
 import sys
@@ -41,10 +39,6 @@ def main(args: list[str]) -> None:
     start = time.perf_counter()
     if args[0] == "--shifted":
         os.nice(19)
-        # where Linux groups the processes of a session to schedule the groups fairly (autogroup), a nice
-        # value ranks processes only within their group: this pool's session gets the lowest rank too
-        with contextlib.suppress(OSError):
-            Path("/proc/self/autogroup").write_text("19")
         with seed_offset(OFFSET):
             spent = run_jobs(seeded_jobs(), desc=f"the claims' ci jobs, seeds + {OFFSET}", workers=2)
         report = {"jobs": len(spent), "computed": sum(s is not None for s in spent)}
