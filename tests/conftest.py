@@ -2,14 +2,13 @@
 the book built at ``ci`` scale and its checks, then the robustness check on shifted seeds. Every core
 stays busy: as soon as the tests are collected, one pool of two workers starts filling the session's
 cache with every study's ``ci`` jobs beside them (``tests/fill.py``; the ``filled`` fixture waits for
-it), and a second pool of two, at the lowest CPU priority, trains the claims' jobs on shifted seeds
-(``shifted``): it takes only what the rest leaves idle (the first pool's last jobs, a test waiting on
-a subprocess), and then the cores the build and the page checks, which use one, leave free. Once the
-tests before the build are done, a rerun of some of the first pool's jobs in one process starts beside
-its last jobs (``rerun``, for the determinism test). With both cores busy from the first test to the
-last, every process of the session runs on one thread (``ONE_THREAD``). The build executes every
-chapter and exercise page once, and the chapter checks (test_notebooks.py), the page checks
-(test_book.py) and the browser pass (test_browser.py) all read it."""
+it); once those tests are done, a rerun of some of those jobs in one process starts beside the pool's
+last jobs (``rerun``, for the determinism test); and as the build starts, a pool of two trains the
+claims' jobs on shifted seeds beside it and then beside the page checks, which use one core
+(``shifted``). With both cores busy from the first test to the last, every process of the session
+runs on one thread (``ONE_THREAD``). The build executes every chapter and exercise page once, and the
+chapter checks (test_notebooks.py), the page checks (test_book.py) and the browser pass
+(test_browser.py) all read it."""
 
 import functools
 import json
@@ -85,8 +84,7 @@ def _wait(name: str, report: Path) -> None:
 
 def pytest_collection_finish(session):
     """Start filling the cache for the book build at once when this session builds it, so that the
-    pool of two workers runs beside the unit tests instead of after them, and the robustness check's
-    pool, at the lowest priority, when the session runs that check. The tests' own process
+    pool of two workers runs beside the unit tests instead of after them. The tests' own process
     keeps to one thread from here on (``ONE_THREAD``; its BLAS libraries are loaded by now), and
     what it starts gets the pool workers' glibc heap settings again, whose trimming importing
     dask.distributed changed at collection (``core.parallel.WORKER_ENV`` says what that costs)."""
@@ -95,8 +93,6 @@ def pytest_collection_finish(session):
     os.environ.update(ONE_THREAD)
     if any(item.get_closest_marker("book") for item in session.items):
         _fill("pool", [], FILLED)
-    if any(item.get_closest_marker("seeds") for item in session.items):
-        _start_shifted()
 
 
 def pytest_sessionfinish(session):
@@ -172,6 +168,7 @@ def book(rerun, filled) -> Build:
     if built := os.environ.get("INTERP_REPRO_BOOK_HTML"):
         out = Path(built).resolve().parents[1]
         return Build(Path(built), out / "_build" / "jupyter_execute", out / "records.json", 0, "")
+    _start_shifted()  # beside the build, whose pages execute on one core, and then the page checks
     records = OUT / "records.json"
     records.unlink(missing_ok=True)
     shutil.rmtree(OUT / "_build" / ".jupyter_cache", ignore_errors=True)  # every page executes, records
@@ -197,8 +194,7 @@ def _start_shifted() -> None:
 @pytest.fixture(scope="session")
 def shifted() -> Path:
     """A cache of its own holding the claims' ``ci`` jobs with every seed shifted by
-    ``fill.OFFSET``, filled by a pool of two at the lowest CPU priority (started at collection, or
-    here)."""
+    ``fill.OFFSET``, filled by a pool of two (started as the book build starts, or here)."""
     if "shifted" not in FILLING:
         _start_shifted()
     _wait("shifted", SHIFTED / "report.json")
@@ -234,7 +230,7 @@ def pytest_terminal_summary(terminalreporter):
     if (report := SHIFTED / "report.json").exists():
         shifted = json.loads(report.read_text())
         terminalreporter.write_line(f"{shifted['seconds']:8.1f} s  the claims' {shifted['jobs']} ci jobs on "
-                                    "shifted seeds, one pool of 2 at the lowest priority from collection on")
+                                    "shifted seeds, in one pool of 2 beside the build and the page checks")
     for page, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{s:8.1f} s  {page}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  in all")

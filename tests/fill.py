@@ -4,13 +4,12 @@ cache with every study's ``ci`` jobs; ``python tests/fill.py --shifted OUT`` fil
 ``$INTERP_REPRO_CACHE`` with the ``ci`` jobs the claims read, every seed shifted by :data:`OFFSET`
 (the robustness test's run).
 
-The conftest starts both as soon as a session has collected its tests: the first so that its pool runs
-beside the unit tests; the second at the lowest CPU priority (``nice`` 19, which its workers inherit),
-so that its pool takes only the time the rest of the session leaves idle until the rest is done.
+The conftest starts the first as soon as a session that builds the book has collected its tests, so
+that its pool runs beside the unit tests, and the second as the book build starts, so that its pool
+runs beside the build and the page checks, which use one core each.
 """
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,6 @@ def seeded_jobs() -> list[Job]:
 def main(args: list[str]) -> None:
     start = time.perf_counter()
     if args[0] == "--shifted":
-        os.nice(19)
         with seed_offset(OFFSET):
             spent = run_jobs(seeded_jobs(), desc=f"the claims' ci jobs, seeds + {OFFSET}", workers=2)
         report = {"jobs": len(spent), "computed": sum(s is not None for s in spent)}
