@@ -14,12 +14,21 @@
 6. The same BPTT step for K stacked seeds against one seed K times (the 128-step replay), and the
    share of this machine's one-thread matmul FLOP/s each reaches: stacking can gain at most the
    inverse of one seed's share.
+7. A training step in a process with the pool workers' heap settings (``core.parallel.WORKER_ENV``)
+   against one with glibc's defaults, each in a fresh process of its own: CPU seconds and page faults
+   per step on the short and the full replay (K seeds).
 
 Usage: ``python benchmarks/schur_rnn.py [--steps N] [--seeds K] [--out FILE]``.
+``--heap-probe K`` prints section 7's numbers for this process and exits (what the section runs).
 """
 
 import argparse
+import json
+import os
 import platform
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -28,6 +37,7 @@ import scipy.linalg
 import torch
 
 from interp_repro.core import cpu_threads, numpy_rng
+from interp_repro.core.parallel import WORKER_ENV
 from interp_repro.reproduction.speed import comparison, matmul_flops, write_result
 from interp_repro.schur_rnn.data import COPY_REPLAY, COPY_SYMBOLS
 from interp_repro.schur_rnn.measures import ordered_real_schur
@@ -130,12 +140,51 @@ def copy_run(seeds: int, steps: int, seed: int = 0, threads: int = 1):
         return train("copy", "orthogonal", 72, seeds=seeds, seed=seed, quiet=True, **recipe)
 
 
+HEAP_REPLAYS = {"short": COPY_RECIPE["train_replay"], "full": COPY_REPLAY}
+"""The copy task's two replays a training step runs on (:data:`COPY_RECIPE`)."""
+
+
+def heap_probe(seeds: int, steps: int = 60) -> dict[str, dict[str, float]]:
+    """In this process, on one thread: CPU seconds and minor page faults per training step of ``seeds``
+    stacked copy-task networks on each replay of :data:`HEAP_REPLAYS` (after 5 warm-up steps)."""
+    out = {}
+    for name, replay in HEAP_REPLAYS.items():
+        options = dict(seeds=seeds, seed=0, batch=COPY_RECIPE["batch"], task_options={"replay": replay},
+                       eval_batch=8, quiet=True)
+        with cpu_threads(1):
+            train("copy", "orthogonal", N_H, steps=5, **options)
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            train("copy", "orthogonal", N_H, steps=steps, **options)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+        system = after.ru_stime - before.ru_stime
+        out[name] = {"cpu_s_per_step": (after.ru_utime - before.ru_utime + system) / steps,
+                     "system_s_per_step": system / steps,
+                     "page_faults_per_step": (after.ru_minflt - before.ru_minflt) / steps}
+    return out
+
+
+def heap_comparison(seeds: int) -> dict[str, dict[str, dict[str, float]]]:
+    """:func:`heap_probe` in a fresh process with the pool workers' environment, and in one with glibc's
+    own heap settings (the same environment without the ``MALLOC_*`` variables)."""
+    workers = {k: v for k, v in os.environ.items() if k not in WORKER_ENV} | {
+        k: v for k, v in WORKER_ENV.items() if v is not None}
+    glibc = {k: v for k, v in workers.items() if not k.startswith("MALLOC_")}
+    settings = {"workers": workers, "glibc": glibc}
+    return {name: json.loads(subprocess.run([sys.executable, __file__, "--heap-probe", str(seeds)], env=env,
+                                            capture_output=True, text=True, check=True).stdout)
+            for name, env in settings.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300, help="steps for the batched/threads comparison")
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/schur_rnn.json"))
+    parser.add_argument("--heap-probe", type=int, metavar="K", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.heap_probe:
+        print(json.dumps(heap_probe(args.heap_probe)))
+        return
 
     copy_run(1, 20)  # warm up
     start = time.perf_counter()
@@ -148,6 +197,8 @@ def main() -> None:
 
     bptt = bptt_comparison(args.seeds)
     t_autograd, t_hand, t_single = bptt["autograd"], bptt["hand"], bptt["one_seed"]
+
+    heap = heap_comparison(args.seeds)
 
     rng = numpy_rng(0)
     mats = [rng.normal(0, 1.2 / np.sqrt(72), (72, 72)) for _ in range(30)]
@@ -182,7 +233,15 @@ def main() -> None:
                           "share_of_matmul_one_seed": bptt_flops(1) / t_single / bptt["peak"],
                           "share_of_matmul_stacked": bptt_flops(args.seeds) / t_autograd / bptt["peak"],
                           "most_stacking_could_gain": t_single * bptt["peak"] / bptt_flops(1)},
+        "heap": {"setting": f"K = {args.seeds} seeds, N_h = {N_H}, batch {COPY_RECIPE['batch']}, one thread, "
+                            "a fresh process each; workers: core.parallel.WORKER_ENV's MALLOC_* settings",
+                 **{f"{name}_{replay}": numbers for name, probe in heap.items()
+                    for replay, numbers in probe.items()}},
         "comparisons": [
+            *(comparison(f"training step: the pool workers' heap vs glibc's defaults, {replay} replay",
+                         heap["workers"][replay]["cpu_s_per_step"], heap["glibc"][replay]["cpu_s_per_step"],
+                         f"{args.seeds} seeds, {HEAP_REPLAYS[replay]}-step replay, CPU seconds per step")
+              for replay in HEAP_REPLAYS),
             comparison("batched vs one seed after another", t_batched, t_sequential, f"{args.seeds} seeds"),
             comparison("1 vs 2 torch threads (batched)", t_batched, t_two_threads, f"{args.seeds} seeds"),
             comparison("BPTT: autograd vs hand-written backward", t_autograd, t_hand,

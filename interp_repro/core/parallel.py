@@ -262,10 +262,10 @@ pools never start a second thread that would spin, waiting for work, against the
 glibc's heap: a training step allocates and frees the same large tensors every step. Left to glibc's
 defaults, blocks of a few MB are mapped from the OS for each allocation and handed back when freed,
 and every page is faulted in again on the next step (a Schur-RNN copy step on the full replay: 11,000
-page faults and a sixth of its time in the kernel). Blocks up to 32 MiB (glibc's largest threshold)
-now come from the heap, which keeps up to 1 GiB of freed memory for the next step. Importing
-dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this process, which a worker must not
-inherit (measured: 40% of a training's CPU time in the kernel)."""
+page faults and a sixth of its CPU time in the kernel; ``benchmarks/schur_rnn.py``). Blocks up to 32
+MiB (glibc's largest threshold) now come from the heap, which keeps up to 1 GiB of freed memory for the
+next step. Importing dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this process, which a
+worker must not inherit (measured: 40% of a training's CPU time in the kernel)."""
 
 
 @contextmanager

@@ -24,7 +24,6 @@ H2 of 3,481 points in about a minute.
 import gudhi
 import numpy as np
 from gph import ripser_parallel
-from persim import bottleneck as _persim_bottleneck
 from ripser import ripser
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist, squareform
@@ -238,5 +237,7 @@ def bottleneck(dgm_a, dgm_b) -> float:
     builds an (m + n)^2 cost matrix: milliseconds for landmark H1/H2 diagrams (hundreds of bars), tens of
     seconds for the H0 diagram of thousands of points.
     """
+    from persim import bottleneck as persim_bottleneck  # here: importing persim imports pyplot (0.4 s)
+
     a, b = _as_diagram(dgm_a, "dgm_a"), _as_diagram(dgm_b, "dgm_b")
-    return float(_persim_bottleneck(a[np.isfinite(a[:, 1])], b[np.isfinite(b[:, 1])]))
+    return float(persim_bottleneck(a[np.isfinite(a[:, 1])], b[np.isfinite(b[:, 1])]))
