@@ -37,7 +37,8 @@ ONE_THREAD = {"NUMBA_NUM_THREADS": "1"} | {k: v for k, v in WORKER_ENV.items() i
 """One thread in every process of the session: the tests', and every kernel, command and pool it
 starts (set here, before they start and before Numba is imported). Pools keep both cores busy
 throughout, so a second thread only spins, waiting for a core: on a loaded machine the gradient
-symmetricity test took twice the CPU time on two threads that it takes on one."""
+symmetricity test took twice the CPU time on two threads that it takes on one. With it, the pool
+workers' glibc heap settings (``core.parallel.WORKER_ENV``), for every process the session starts."""
 os.environ.update(ONE_THREAD)
 
 ORDER = {"trained": 1, "book": 2, "seeds": 3}
@@ -86,8 +87,8 @@ def pytest_collection_finish(session):
     """Start filling the cache for the book build at once when this session builds it, so that the
     pool of two workers runs beside the unit tests instead of after them. The tests' own process
     keeps to one thread from here on (``ONE_THREAD``; its BLAS libraries are loaded by now), and
-    what it starts gets the pool workers' glibc heap settings again, whose trimming importing
-    dask.distributed changed at collection (``core.parallel.WORKER_ENV`` says what that costs)."""
+    what it starts gets the pool workers' glibc heap settings again: importing dask.distributed
+    overrode one of them at collection (``core.parallel.WORKER_ENV`` says what that costs)."""
     torch.set_num_threads(1)
     threadpool_limits(1)
     os.environ.update(ONE_THREAD)

@@ -261,8 +261,9 @@ WORKER_ENV: dict[str, str | None] = {
 pools never start a second thread that would spin, waiting for work, against the other workers.
 glibc's heap: a training step allocates and frees the same large tensors every step. Left to glibc's
 defaults, blocks of a few MB are mapped from the OS for each allocation and handed back when freed,
-and every page is faulted in again on the next step (a Schur-RNN copy step on the full replay: 11,000
-page faults and a sixth of its CPU time in the kernel; ``benchmarks/schur_rnn.py``). Blocks up to 32
+and every page is faulted in again on the next step (a Schur-RNN copy step on the full replay: 8,000
+to 11,000 page faults, an eighth to a sixth of its CPU time in the kernel; ``benchmarks/schur_rnn.py``),
+with no effect on the numbers (trained weights compared bit for bit). Blocks up to 32
 MiB (glibc's largest threshold) now come from the heap, which keeps up to 1 GiB of freed memory for the
 next step. Importing dask.distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` in this process, which a
 worker must not inherit (measured: 40% of a training's CPU time in the kernel)."""
