@@ -182,7 +182,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/schur_rnn.json"))
     parser.add_argument("--heap-probe", type=int, metavar="K", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.heap_probe:
+    if args.heap_probe is not None:
         print(json.dumps(heap_probe(args.heap_probe)))
         return
 
