@@ -1,10 +1,12 @@
-"""Command line: ``interp-repro list | run STUDY|all | chapter NAME | figure NAME | report | cache``.
+"""Command line: ``interp-repro list | run STUDY|all | chapter NAME | figure NAME | report | cache |
+analyse STUDY FILE``.
 
 An expected error (a bad argument, setting, path, address or record file) is one line on stderr and
 exit status 2; a claim that fails is exit status 1 (:data:`EXIT_STATUS`).
 """
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -96,6 +98,12 @@ def _seed_offset(value: str) -> int:
     if not value.isascii() or not value.isdigit() or int(value) > MAX_SEED:
         raise argparse.ArgumentTypeError(f"--seed-offset must be an integer in [0, 2**63 - 1] (what the "
                                          f"random generators take), got {value!r:.40}")
+    return int(value)
+
+
+def _nonnegative(value: str) -> int:
+    if not value.isascii() or not value.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value!r:.40}")
     return int(value)
 
 
@@ -223,6 +231,33 @@ def cmd_report(args) -> int:
     return 1 if any(o.result == "FAIL" for o in outcomes) else 0
 
 
+ANALYSED = {"superposition": "interp_repro.superposition.external",
+            "schur_rnn": "interp_repro.schur_rnn.external"}
+"""The studies whose analysis ``analyse`` runs on a network the user brings: the module of each, with
+its ``FORMAT``, ``load`` and ``analyse``."""
+
+
+def _analysed(name: str) -> str:
+    if name not in ANALYSED:
+        raise argparse.ArgumentTypeError(f"analyse takes {' or '.join(ANALYSED)} networks (modular addition "
+                                         f"and abstraction are not there yet), got {name!r}")
+    return name
+
+
+def cmd_analyse(args) -> int:
+    study = importlib.import_module(ANALYSED[args.study])
+    if not args.path.is_file():
+        raise ConfigError(f"{args.path}: no such file")
+    report = study.analyse(study.load(args.path), args.instance)
+    print(f"{args.study} analysis of {args.path} (instance {args.instance})")
+    print("\n".join(f"  {line}" for line in report.lines()))
+    out = check_writable_dir("the analysis folder (--out)", args.out) / f"{args.path.stem}.json"
+    out.write_text(json.dumps({"study": args.study, "file": str(args.path), "instance": args.instance,
+                               **report.as_dict()}, indent=1, allow_nan=False))
+    print(out)
+    return 0
+
+
 def cmd_cache(args) -> int:
     root = cache_dir()
     if root.exists() or args.prune:  # --size reads what is there and creates nothing
@@ -305,6 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true",
                      help="print one object per claim: id, kind, paper value and band, ours, measured "
                           "and expected status, guard and result")
+    formats = "\n".join(f"  {importlib.import_module(m).FORMAT}" for m in ANALYSED.values())
+    ana = _command(sub, "analyse", "the paper's analysis on a network of your own, from a file; prints a "
+                   "short report and writes it as JSON", cmd_analyse)
+    ana.epilog = f"file formats:\n{formats}\n\n{ENVIRONMENT}"
+    ana.add_argument("study", type=_analysed, help=" or ".join(ANALYSED))
+    ana.add_argument("path", type=Path, metavar="FILE", help="the network, in the study's format (below)")
+    ana.add_argument("--instance", type=_nonnegative, default=0, metavar="K",
+                     help="which network of a file that holds several (default 0)")
+    ana.add_argument("--out", type=Path, default=Path("_build") / "analyses",
+                     help="folder for FILE.json, the report (default _build/analyses)")
     cache = _command(sub, "cache", "the size of the results cache, or prune it", cmd_cache)
     what = cache.add_mutually_exclusive_group(required=True)
     what.add_argument("--size", action="store_true", help="entries and megabytes per study")

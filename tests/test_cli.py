@@ -106,7 +106,7 @@ def test_the_book_folder_is_a_setting_not_a_path_of_the_package(tmp_path, monkey
 
 @pytest.mark.trained
 def test_chapter_executes_one_chapter_and_records_its_claims(tmp_path, capsys):
-    """In an empty cache: the chapter that trains least at ci (21 s here, where the linear theory took 64 s)."""
+    """In an empty cache: the chapter that trains least at ci (21 s here; the linear theory took 64 s)."""
     out = tmp_path / "phase.ipynb"
     assert main(["chapter", "superposition/phase_change", "--scale", "ci", "--out", str(out), "--quiet"]) == 0
     assert out.exists() and "executed superposition/phase_change at scale ci" in capsys.readouterr().out

@@ -114,6 +114,13 @@ def schur_blocks(T) -> list[tuple[int, int]]:
     return [(int(s), int(k)) for s, k in zip(*_structure(T), strict=True)]
 
 
+def block_moduli(T) -> np.ndarray:
+    """|lambda| of each diagonal block of the quasi-upper-triangular ``T``, in :func:`schur_blocks`'
+    order: |t| for a 1x1 block, sqrt(|det|) for a 2x2 one."""
+    starts, sizes = np.array(schur_blocks(T)).T
+    return _moduli(np.asarray(T, dtype=np.float64), starts, sizes)
+
+
 def _move_block(T: np.ndarray, Q: np.ndarray, starts: np.ndarray, moduli: np.ndarray, k: int) -> None:
     """Move block ``k`` up to ``starts[0]`` by adjacent swaps with LAPACK's dtrexc, in place."""
     cur = int(starts[k])

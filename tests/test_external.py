@@ -1,0 +1,153 @@
+"""Analyse your own network (``interp-repro analyse``, ``<study>.external``): each study's file format
+round-trips a network the library trains to the values its chapters compute, and a file that is not
+the format gets one line and exit status 2, with nothing written to the cache."""
+
+import json
+
+import numpy as np
+import pytest
+
+from interp_repro.cli import main
+from interp_repro.schur_rnn import external as schur
+from interp_repro.schur_rnn import measures as schur_measures
+from interp_repro.schur_rnn.train import train as train_rnn
+from interp_repro.superposition import external as toy
+from interp_repro.superposition import measures as toy_measures
+from interp_repro.superposition.train import train_best
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+
+
+def _pentagon() -> np.ndarray:
+    angles = np.deg2rad(np.arange(5) * 72.0)
+    return np.stack([np.cos(angles), np.sin(angles)])  # the paper's (m, n) = (2, 5)
+
+
+def test_a_trained_toy_model_round_trips_to_the_chapters_measures(tmp_path):
+    importance, density = 0.9 ** np.arange(6), np.array([0.1, 1.0])
+    res = train_best("relu", 6, 2, np.tile(importance, (2, 1)), density, seeds=2, steps=200, batch=256,
+                     seed=0, desc="toy")
+    network = toy.ToyNetwork(res["W"], res["b"], importance, 0.1)
+    back = toy.load(toy.save(network, tmp_path / "toy.npz"))
+    for k in range(2):
+        report = toy.analyse(back, k)
+        W = res["W"][k]
+        assert report.dstar == float(toy_measures.dimensions_per_feature(W))
+        assert report.dims == toy_measures.feature_dimensionality(W).tolist()
+        assert report.squared_frobenius == toy_measures.squared_frobenius(W)
+        assert report.represented == int(toy_measures.represented(W).sum())
+        assert report.phase is None  # 6 -> 2 has no phase diagram
+
+
+def test_the_notebooks_instance_layout_reads_as_the_papers_matrix(tmp_path):
+    np.savez(tmp_path / "notebook.npz", W=_pentagon().T[None])  # (K, n, m)
+    np.savez(tmp_path / "paper.npz", W=_pentagon())
+    notebook, paper = (toy.analyse(toy.load(tmp_path / f"{n}.npz")) for n in ("notebook", "paper"))
+    assert notebook == paper
+    assert paper.geometry["pentagon"] == 5 and sum(paper.geometry.values()) == 5
+    assert paper.dstar == pytest.approx(0.4) and paper.dims == pytest.approx([0.4] * 5)
+
+
+def test_a_2_to_1_model_gets_its_phase_and_the_closed_forms():
+    pair = toy.ToyNetwork(np.array([[[1.0, -1.0]]]), None, np.array([1.0, 0.7]), 0.05)
+    alone = toy.ToyNetwork(np.array([[[0.0, 1.0]]]), None, np.array([1.0, 3.0]), 0.9)
+    assert (toy.analyse(pair).phase, toy.analyse(pair).analytic_phase) == ("superposition", "superposition")
+    assert (toy.analyse(alone).phase, toy.analyse(alone).analytic_phase) == ("learned alone", "learned alone")
+    assert toy.analyse(toy.ToyNetwork(pair.W)).analytic_phase is None  # no importance, no closed form
+
+
+def test_a_trained_rnn_round_trips_to_the_chapters_ablation_profile(tmp_path):
+    """The chapters profile a unit's K seeds at once (``experiments.profile_unit``: held-out seed
+    ``spec.seed + 2``); the analysis of each seed from the file gives the same numbers, bit for bit."""
+    res = train_rnn("copy", "orthogonal", 16, seeds=2, steps=30, seed=5, batch=16, train_replay=8,
+                    full_replay_share=0.5, task_options={"replay": 16}, eval_batch=32, quiet=True)
+    weights = {"W_xh": res.W_xh, "W_hh": res.W_hh, "W_hy": res.W_hy}
+    chapter = schur_measures.ablation_profile(weights, "copy", 0.9, seed=7, batch=32)
+    path = schur.save(schur.RecurrentWeights(res.W_hh, res.W_xh, res.W_hy, "copy", 0.9, 7, 32),
+                      tmp_path / "rnn.npz")
+    for k in range(2):
+        report = schur.analyse(schur.load(path), k)
+        assert [a["accuracy"] for a in report.ablations.values()] == chapter["accuracy"][:, k].tolist()
+        assert [a["fvu"] for a in report.ablations.values()] == chapter["fvu"][:, k].tolist()
+        assert report.r == chapter["r"][k]
+        assert list(report.shares.values()) == chapter["parts"][k].tolist()
+    assert schur.analyse(schur.RecurrentWeights(res.W_hh[:1])).ablations is None  # no task, no scores
+
+
+def test_the_cli_prints_the_report_and_writes_it_as_json(tmp_path, capsys):
+    np.savez(tmp_path / "pentagon.npz", W=_pentagon())
+    assert main(["analyse", "superposition", str(tmp_path / "pentagon.npz"), "--out", str(tmp_path)]) == 0
+    assert "5 pentagon" in capsys.readouterr().out
+    written = json.loads((tmp_path / "pentagon.json").read_text())
+    assert written["study"] == "superposition" and written["geometry"]["pentagon"] == 5
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_help_names_each_format(capsys):
+    with pytest.raises(SystemExit):
+        main(["analyse", "--help"])
+    out = capsys.readouterr().out
+    assert toy.FORMAT in out and schur.FORMAT in out
+
+
+def _write(path, **arrays):
+    np.savez(path, **arrays)
+    return path
+
+
+SQUARE = np.eye(4)
+MALFORMED = {
+    "superposition": {
+        "a W of four axes": (lambda p: _write(p, W=np.zeros((1, 2, 3, 4))), "W must be (m, n)"),
+        "no W": (lambda p: _write(p, b=np.zeros(3)), "no W"),
+        "NaN weights": (lambda p: _write(p, W=np.full((2, 3), np.nan)), "NaN or infinity"),
+        "weights as text": (lambda p: _write(p, W=np.array([["a", "b"]])), "must hold real numbers"),
+        "a bias of the wrong length": (lambda p: _write(p, W=np.ones((2, 3)), b=np.ones(4)), "b must be"),
+        "a density above 1": (lambda p: _write(p, W=np.ones((2, 3)), density=np.array(2.0)), "density must"),
+        "a key it does not know": (lambda p: _write(p, W=np.ones((2, 3)), V=np.ones(2)), "unknown keys"),
+    },
+    "schur_rnn": {
+        "a W_hh that is not square": (lambda p: _write(p, W_hh=np.ones((3, 4))), "W_hh must be square"),
+        "no W_hh": (lambda p: _write(p, W_xh=np.ones((4, 1))), "no W_hh"),
+        "NaN weights": (lambda p: _write(p, W_hh=np.full((4, 4), np.nan)), "NaN or infinity"),
+        "weights as text": (lambda p: _write(p, W_hh=np.array([["a"]])), "must hold real numbers"),
+        "W_xh without W_hy": (lambda p: _write(p, W_hh=SQUARE, W_xh=np.ones((4, 9))), "come together"),
+        "an unknown task": (lambda p: _write(p, W_hh=SQUARE, task=np.array("dance")), "task must be one of"),
+        "inputs of the wrong width for the task": (
+            lambda p: _write(p, W_hh=SQUARE, W_xh=np.ones((4, 2)), W_hy=np.ones((8, 4)),
+                             task=np.array("copy")),
+            "W_xh must be (4, "),
+    },
+}
+NOT_THE_FORMAT = {
+    "a text file": (lambda p: (p.write_text("W = 1\n"), p)[1], "not an .npz file"),
+    "a single .npy array": (lambda p: (np.save(p.with_suffix(".npy"), SQUARE), p.with_suffix(".npy"))[1],
+                            "a single array"),
+    "an empty file": (lambda p: (p.write_bytes(b""), p)[1], "not an .npz file"),
+}
+
+
+@pytest.mark.parametrize(("study", "case"), [(s, c) for s, cases in MALFORMED.items() for c in cases]
+                         + [(s, c) for s in MALFORMED for c in NOT_THE_FORMAT])
+def test_a_file_that_is_not_the_format_gets_one_line_and_exit_2(study, case, tmp_path, capsys):
+    make, message = MALFORMED[study].get(case) or NOT_THE_FORMAT[case]
+    path = make(tmp_path / "net.npz")
+    assert main(["analyse", study, str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("interp-repro: error: ") and message in err, err
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "out").exists()
+
+
+def test_an_instance_the_file_does_not_hold_and_a_study_without_analysis_are_refused(tmp_path, capsys):
+    path = _write(tmp_path / "one.npz", W_hh=SQUARE)
+    assert main(["analyse", "schur_rnn", str(path), "--instance", "1"]) == 2
+    assert "instance must be an integer in [0, 1)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["analyse", "abstraction", str(path)])
+    assert exit_.value.code == 2 and "not there yet" in capsys.readouterr().err
+    assert main(["analyse", "schur_rnn", str(tmp_path / "missing.npz")]) == 2
+    assert "no such file" in capsys.readouterr().err
