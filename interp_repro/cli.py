@@ -232,6 +232,7 @@ def cmd_report(args) -> int:
 
 
 ANALYSED = {"superposition": "interp_repro.superposition.external",
+            "modular_addition": "interp_repro.modular_addition.external",
             "schur_rnn": "interp_repro.schur_rnn.external"}
 """The studies whose analysis ``analyse`` runs on a network the user brings: the module of each, with
 its ``FORMAT``, ``load`` and ``analyse``."""
@@ -239,8 +240,8 @@ its ``FORMAT``, ``load`` and ``analyse``."""
 
 def _analysed(name: str) -> str:
     if name not in ANALYSED:
-        raise argparse.ArgumentTypeError(f"analyse takes {' or '.join(ANALYSED)} networks (modular addition "
-                                         f"and abstraction are not there yet), got {name!r}")
+        raise argparse.ArgumentTypeError(f"analyse takes {', '.join(ANALYSED)} networks (abstraction's "
+                                         f"representations are not there yet), got {name!r}")
     return name
 
 
@@ -344,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     ana = _command(sub, "analyse", "the paper's analysis on a network of your own, from a file; prints a "
                    "short report and writes it as JSON", cmd_analyse)
     ana.epilog = f"file formats:\n{formats}\n\n{ENVIRONMENT}"
-    ana.add_argument("study", type=_analysed, help=" or ".join(ANALYSED))
+    ana.add_argument("study", type=_analysed, help=", ".join(ANALYSED))
     ana.add_argument("path", type=Path, metavar="FILE", help="the network, in the study's format (below)")
     ana.add_argument("--instance", type=_nonnegative, default=0, metavar="K",
                      help="which network of a file that holds several (default 0)")

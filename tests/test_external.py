@@ -3,11 +3,20 @@ round-trips a network the library trains to the values its chapters compute, and
 the format gets one line and exit status 2, with nothing written to the cache."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
+import torch
 
 from interp_repro.cli import main
+from interp_repro.core import torch_generator
+from interp_repro.modular_addition import external as modadd
+from interp_repro.modular_addition import measures as modadd_measures
+from interp_repro.modular_addition import zhong
+from interp_repro.modular_addition.experiments import ModAddConfig
+from interp_repro.modular_addition.model import ModAddNet
+from interp_repro.modular_addition.train import train as train_modadd
 from interp_repro.schur_rnn import external as schur
 from interp_repro.schur_rnn import measures as schur_measures
 from interp_repro.schur_rnn.train import train as train_rnn
@@ -78,6 +87,38 @@ def test_a_trained_rnn_round_trips_to_the_chapters_ablation_profile(tmp_path):
     assert schur.analyse(schur.RecurrentWeights(res.W_hh[:1])).ablations is None  # no task, no scores
 
 
+@pytest.fixture(scope="module")
+def small_networks():
+    """Two small attention networks (p = 23) trained together, as the chapters stack seeds."""
+    return train_modadd("attention", 23, [0, 1], steps=300, rate=1.0, d_model=32, n_heads=4, d_mlp=64,
+                        eval_every=50, desc="small", quiet=True).model
+
+
+def test_a_trained_modular_addition_network_round_trips_to_the_chapters_analysis(small_networks, tmp_path):
+    """The chapters analyse each network alone (``experiments._unit``: ``measures.analyse`` with their
+    cluster and landmark settings); the file's analysis of each instance gives the same numbers."""
+    back = modadd.load(modadd.save(small_networks, tmp_path / "net.pt"))
+    cfg = ModAddConfig()
+    for k in range(2):
+        alone = modadd.single(small_networks, k)
+        chapter = modadd_measures.analyse(alone, cfg.min_cluster, cfg.max_clusters, cfg.n_landmarks)
+        report = modadd.analyse(back, k)
+        assert report.gradient_symmetricity == float(chapter["gradient_symmetricity"])
+        assert report.distance_irrelevance == float(chapter["distance_irrelevance"])
+        assert [c["frequency"] for c in report.clusters] == chapter["cluster_freqs"].tolist()
+        assert [c["betti"] for c in report.clusters] == chapter["betti"].tolist()
+        assert [c["cka"]["disc"] for c in report.clusters] == chapter["cka"][:, 0].tolist()
+        assert report.rate == 1.0 and report.population["networks"] == len(zhong.population(1.0))
+
+
+def test_zhongs_release_format_reads_as_his_network(tmp_path):
+    for name in (f"model_{zhong.MODEL_A}.pt", f"config_{zhong.MODEL_A}.json"):
+        shutil.copy(zhong.RELEASE / name, tmp_path / name)
+    ours, his = modadd.load(tmp_path / f"model_{zhong.MODEL_A}.pt"), zhong.load(zhong.path(zhong.MODEL_A))
+    pairs = zip(ours.state_dict().values(), his.state_dict().values(), strict=True)
+    assert all(torch.equal(a, b) for a, b in pairs) and ours.rate == his.rate
+
+
 def test_the_cli_prints_the_report_and_writes_it_as_json(tmp_path, capsys):
     np.savez(tmp_path / "pentagon.npz", W=_pentagon())
     assert main(["analyse", "superposition", str(tmp_path / "pentagon.npz"), "--out", str(tmp_path)]) == 0
@@ -91,11 +132,23 @@ def test_the_help_names_each_format(capsys):
     with pytest.raises(SystemExit):
         main(["analyse", "--help"])
     out = capsys.readouterr().out
-    assert toy.FORMAT in out and schur.FORMAT in out
+    assert all(" ".join(m.FORMAT.split()) in " ".join(out.split()) for m in (toy, modadd, schur))
 
 
 def _write(path, **arrays):
     np.savez(path, **arrays)
+    return path
+
+
+def _modadd(path, drop=None, settings=None, **weights):
+    """A small attention network in the format, with weights replaced, one dropped or settings changed."""
+    model = ModAddNet(1, 5, "attention", torch_generator(0), d_model=32, n_heads=4, d_mlp=64)
+    modadd.save(model, path)
+    state = torch.load(path, weights_only=True) | weights
+    state.pop(drop, None)
+    torch.save(state, path)
+    beside = path.with_suffix(".json")
+    beside.write_text(json.dumps(json.loads(beside.read_text()) | (settings or {})))
     return path
 
 
@@ -109,6 +162,19 @@ MALFORMED = {
         "a bias of the wrong length": (lambda p: _write(p, W=np.ones((2, 3)), b=np.ones(4)), "b must be"),
         "a density above 1": (lambda p: _write(p, W=np.ones((2, 3)), density=np.array(2.0)), "density must"),
         "a key it does not know": (lambda p: _write(p, W=np.ones((2, 3)), V=np.ones(2)), "unknown keys"),
+    },
+    "modular_addition": {
+        "no settings beside it": (lambda p: (torch.save({"W_E": torch.ones(1, 5, 4)}, p), p)[1],
+                                  "no settings"),
+        "a missing weight": (lambda p: _modadd(p, drop="W_U"), "do not fit the settings"),
+        "a wrong shape": (lambda p: _modadd(p, W_E=torch.ones(1, 7, 32)), "do not fit the settings"),
+        "NaN weights": (lambda p: _modadd(p, W_in=torch.full((1, 32, 64), float("nan"))), "finite floats"),
+        "a kind we do not have": (lambda p: _modadd(p, settings={"kind": "lstm"}), "kind must be one of"),
+        "a width as text": (lambda p: _modadd(p, settings={"d_mlp": "64"}), "d_mlp must be an integer"),
+        "settings that are not JSON": (lambda p: (_modadd(p).with_suffix(".json").write_text("{p: 5"), p)[1],
+                                       "not a JSON file"),
+        "weights that are text": (lambda p: (_modadd(p).write_text("W_E = 1"), p)[1],
+                                  "not a torch state_dict"),
     },
     "schur_rnn": {
         "a W_hh that is not square": (lambda p: _write(p, W_hh=np.ones((3, 4))), "W_hh must be square"),
@@ -132,7 +198,7 @@ NOT_THE_FORMAT = {
 
 
 @pytest.mark.parametrize(("study", "case"), [(s, c) for s, cases in MALFORMED.items() for c in cases]
-                         + [(s, c) for s in MALFORMED for c in NOT_THE_FORMAT])
+                         + [(s, c) for s in ("superposition", "schur_rnn") for c in NOT_THE_FORMAT])
 def test_a_file_that_is_not_the_format_gets_one_line_and_exit_2(study, case, tmp_path, capsys):
     make, message = MALFORMED[study].get(case) or NOT_THE_FORMAT[case]
     path = make(tmp_path / "net.npz")
