@@ -1,13 +1,15 @@
 """Command line: ``interp-repro list | run STUDY|all | chapter NAME | figure NAME | report | cache |
-analyse STUDY FILE``.
+analyse STUDY FILE | export STUDY NAME``.
 
 An expected error (a bad argument, setting, path, address or record file) is one line on stderr and
 exit status 2; a claim that fails is exit status 1 (:data:`EXIT_STATUS`).
 """
 
 import argparse
+import difflib
 import importlib
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -245,17 +247,62 @@ def _analysed(name: str) -> str:
     return name
 
 
+def _json_values(value):
+    """``value`` with every NaN or infinite float as None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _json_values(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_values(v) for v in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def cmd_analyse(args) -> int:
     study = importlib.import_module(ANALYSED[args.study])
     if not args.path.is_file():
         raise ConfigError(f"{args.path}: no such file")
-    report = study.analyse(study.load(args.path), args.instance)
+    network = study.load(args.path)
+    try:
+        report = study.analyse(network, args.instance)
+    except ValueError as err:  # the network's own values refused by a measure (no cluster, a NaN score)
+        raise ConfigError(f"{args.path}: {str(err).splitlines()[0]}") from None
     print(f"{args.study} analysis of {args.path} (instance {args.instance})")
     print("\n".join(f"  {line}" for line in report.lines()))
     out = check_writable_dir("the analysis folder (--out)", args.out) / f"{args.path.stem}.json"
-    out.write_text(json.dumps({"study": args.study, "file": str(args.path), "instance": args.instance,
-                               **report.as_dict()}, indent=1, allow_nan=False))
+    out.write_text(json.dumps(_json_values({"study": args.study, "file": str(args.path),
+                                            "instance": args.instance, **report.as_dict()}), indent=1,
+                              allow_nan=False))
     print(out)
+    return 0
+
+
+EXPORTED = ("modular_addition", "schur_rnn")
+"""The studies whose trained networks ``export`` writes in their ``analyse`` format."""
+
+
+def _exported(name: str) -> str:
+    if name not in EXPORTED:
+        raise argparse.ArgumentTypeError(f"export takes {' or '.join(EXPORTED)} networks so far, got "
+                                         f"{name!r}")
+    return name
+
+
+def cmd_export(args) -> int:
+    study = importlib.import_module(ANALYSED[args.study])
+    networks = study.exportable(args.scale)
+    if args.list:
+        print("\n".join(networks))
+        return 0
+    if args.name is None:
+        raise ConfigError("name a network (see --list)")
+    if args.name not in networks:
+        close = difflib.get_close_matches(args.name, networks, n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(close)}?" if close else f"`interp-repro export {args.study} --list`"
+        raise ConfigError(f"no network {args.name!r} at scale {args.scale}: {hint}")
+    _check_setup()
+    folder = check_writable_dir("the export folder (--out)", args.out)
+    suffix = ".pt" if args.study == "modular_addition" else ".npz"
+    path = study.save(networks[args.name](), folder / f"{args.name.replace('/', '-')}-{args.scale}{suffix}")
+    print(path)
     return 0
 
 
@@ -351,6 +398,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="which network of a file that holds several (default 0)")
     ana.add_argument("--out", type=Path, default=Path("_build") / "analyses",
                      help="folder for FILE.json, the report (default _build/analyses)")
+    exp = _command(sub, "export", "write a network the book trains in the format analyse reads (training it "
+                   "if the cache lacks it)", cmd_export)
+    exp.add_argument("study", type=_exported, help=" or ".join(EXPORTED))
+    exp.add_argument("name", nargs="?", default=None, help="the network, e.g. uniform/seed0 (see --list)")
+    exp.add_argument("--list", action="store_true", help="the networks the book trains at this scale")
+    exp.add_argument("--scale", type=_scale, default=None, help=scale_help)
+    exp.add_argument("--out", type=Path, default=Path("_build") / "networks",
+                     help="folder for the file (default _build/networks)")
     cache = _command(sub, "cache", "the size of the results cache, or prune it", cmd_cache)
     what = cache.add_mutually_exclusive_group(required=True)
     what.add_argument("--size", action="store_true", help="entries and megabytes per study")
@@ -376,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         resolve_env_paths()
         env_flag(QUIET_ENV)
-        if args.command in ("run", "chapter", "figure"):  # the commands that train
+        if args.command in ("run", "chapter", "figure", "export"):  # the commands that train
             try:
                 default_device()
             except (ValueError, RuntimeError) as err:

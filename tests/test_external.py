@@ -11,12 +11,14 @@ import torch
 
 from interp_repro.cli import main
 from interp_repro.core import torch_generator
+from interp_repro.modular_addition import experiments as modadd_experiments
 from interp_repro.modular_addition import external as modadd
 from interp_repro.modular_addition import measures as modadd_measures
 from interp_repro.modular_addition import zhong
 from interp_repro.modular_addition.experiments import ModAddConfig
 from interp_repro.modular_addition.model import ModAddNet
 from interp_repro.modular_addition.train import train as train_modadd
+from interp_repro.schur_rnn import experiments as schur_experiments
 from interp_repro.schur_rnn import external as schur
 from interp_repro.schur_rnn import measures as schur_measures
 from interp_repro.schur_rnn.train import train as train_rnn
@@ -26,9 +28,11 @@ from interp_repro.superposition.train import train_best
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
+def isolated(request, tmp_path, monkeypatch):
+    """A cache and record of the test's own, unless it reads the session's (``filled``)."""
+    if "filled" not in request.fixturenames:
+        monkeypatch.setenv("INTERP_REPRO_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setenv("INTERP_REPRO_RECORD", str(tmp_path / "records.json"))
 
 
 def _pentagon() -> np.ndarray:
@@ -117,6 +121,38 @@ def test_zhongs_release_format_reads_as_his_network(tmp_path):
     ours, his = modadd.load(tmp_path / f"model_{zhong.MODEL_A}.pt"), zhong.load(zhong.path(zhong.MODEL_A))
     pairs = zip(ours.state_dict().values(), his.state_dict().values(), strict=True)
     assert all(torch.equal(a, b) for a, b in pairs) and ours.rate == his.rate
+
+
+@pytest.mark.book
+def test_networks_the_book_trains_export_to_the_chapters_own_values(filled, tmp_path, capsys):
+    """``interp-repro export`` of a network of each study the ci build trained (from the session's
+    cache), analysed from the file: the chapters' own values, bit for bit."""
+    assert main(["export", "modular_addition", "uniform/seed0", "--scale", "ci", "--out", str(tmp_path)]) == 0
+    assert main(["export", "schur_rnn", "copy/orthogonal/72", "--scale", "ci", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "uniform-seed0-ci.pt"),
+                                               str(tmp_path / "copy-orthogonal-72-ci.npz")]
+    cfg = ModAddConfig.preset("ci")
+    chapter = modadd_experiments.run_networks(cfg)["uniform"][0].measured
+    report = modadd.analyse(modadd.load(tmp_path / "uniform-seed0-ci.pt"))
+    assert report.gradient_symmetricity == float(chapter["gradient_symmetricity"])
+    assert report.distance_irrelevance_top_incorrect == float(chapter["distance_irrelevance_top_incorrect"])
+    assert [c["betti"] for c in report.clusters] == chapter["betti"].tolist()
+    assert [c["cka"]["disc"] for c in report.clusters] == chapter["cka"][:, 0].tolist()
+    copy = schur_experiments.CopyConfig.preset("ci")
+    spec = copy.specs()[0]
+    unit = schur_experiments.run_unit(spec, copy.alpha, copy.eval_batch)
+    exported = schur.load(tmp_path / "copy-orthogonal-72-ci.npz")
+    for k in range(spec.seeds):
+        ablations = schur.analyse(exported, k).ablations
+        assert [a["accuracy"] for a in ablations.values()] == unit.measured["accuracy"][:, k].tolist()
+        assert [a["fvu"] for a in ablations.values()] == unit.measured["fvu"][:, k].tolist()
+
+
+def test_an_unknown_network_to_export_names_the_closest(capsys):
+    assert main(["export", "modular_addition", "unifrm/seed0", "--scale", "ci"]) == 2
+    assert "did you mean uniform/seed0" in capsys.readouterr().err
+    assert main(["export", "schur_rnn", "--list", "--scale", "ci"]) == 0
+    assert "copy/orthogonal/72" in capsys.readouterr().out.split()
 
 
 def test_the_cli_prints_the_report_and_writes_it_as_json(tmp_path, capsys):
@@ -217,3 +253,19 @@ def test_an_instance_the_file_does_not_hold_and_a_study_without_analysis_are_ref
     assert exit_.value.code == 2 and "not there yet" in capsys.readouterr().err
     assert main(["analyse", "schur_rnn", str(tmp_path / "missing.npz")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_network_the_analysis_cannot_read_gets_one_line(tmp_path, capsys):
+    """An untrained MLP of two neurons has no cluster of four: the measure's refusal, in one line."""
+    tiny = ModAddNet(1, 5, "mlp_add", torch_generator(0), d_model=8, d_mlp=2)
+    path = modadd.save(tiny, tmp_path / "tiny.pt")
+    assert main(["analyse", "modular_addition", str(path), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no key-frequency cluster has 4 or more neurons" in err
+
+
+def test_non_finite_report_values_are_written_as_null():
+    from interp_repro.cli import _json_values
+
+    assert _json_values({"a": [1.0, float("nan")], "b": {"c": float("inf"), "d": "x"}}) == \
+        {"a": [1.0, None], "b": {"c": None, "d": "x"}}

@@ -92,8 +92,9 @@ def dependency_versions() -> str:
     return " ".join(f"{name}=={version(name)}" for name in DEPENDENCIES)
 
 
-DRAWING_ONLY = ("plots.py", "interactive.py")
-"""Modules that only draw: editing them keeps every cached result."""
+UNCACHED = ("plots.py", "interactive.py", "external.py")
+"""Modules whose results the cache never keeps: the figures, which only draw cached arrays, and the
+analysis of a network the user brings (``<study>/external.py``). Editing them keeps every cached result."""
 
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -176,14 +177,14 @@ def library_fingerprint(study: str | None = None) -> str:
     """Package version plus a hash of the library code that ``study``'s results depend on
     (:func:`study_sources`) and of the versions of :data:`DEPENDENCIES`.
 
-    ``plots.py`` modules and ``core/interactive.py`` are left out: they only draw cached arrays.
+    The modules of :data:`UNCACHED` are left out: nothing they compute is cached.
     Editing that code changes the fingerprint, so cached results and recorded claims never outlive
     the code that made them, while editing one study, a shared module another study does not use,
     or a figure leaves the other caches valid. A new torch, NumPy or SciPy changes every fingerprint.
     """
     from interp_repro import __version__
 
-    files = [path for path in study_sources(study) if path.name not in DRAWING_ONLY]
+    files = [path for path in study_sources(study) if path.name not in UNCACHED]
     return f"{__version__}+{source_digest(files)}"
 
 

@@ -15,7 +15,9 @@ well (``zhong.load``). :func:`save` writes the format; :func:`load` refuses a fi
 one line (:class:`~interp_repro.core.ConfigError`).
 """
 
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,7 +26,7 @@ import torch
 
 from interp_repro.core import ConfigError, torch_generator
 from interp_repro.modular_addition import measures, zhong
-from interp_repro.modular_addition.experiments import ModAddConfig
+from interp_repro.modular_addition.experiments import ModAddConfig, train_or_load
 from interp_repro.modular_addition.model import KINDS, ModAddNet
 
 FORMAT = ("modular_addition: NAME.pt, a state_dict of our ModAddNet (leading instance axis K), with "
@@ -217,3 +219,16 @@ def analyse(model: ModAddNet, instance: int = 0) -> ModAddReport:
         gradient_symmetricity=grad, gradient_symmetricity_triples=grad_triples, distance_irrelevance=dist,
         distance_irrelevance_top_incorrect=dist_top, algorithm=measures.algorithm(grad, dist),
         population=population, pad_on_diagonal=pad)
+
+
+def exportable(scale: str) -> dict[str, Callable[[], ModAddNet]]:
+    """The networks the chapters train at ``scale``, by name (``<architecture>/seed<seed>``), each a
+    function that trains or loads it (the cache)."""
+    cfg = ModAddConfig.preset(scale)
+    specs = {f"{arch}/seed{seed}": cfg.spec(arch, seed)
+             for arch in cfg.architectures for seed in range(cfg.seed, cfg.seed + cfg.seeds)}
+    return {name: functools.partial(_trained, spec) for name, spec in specs.items()}
+
+
+def _trained(spec) -> ModAddNet:
+    return train_or_load(spec)[0]

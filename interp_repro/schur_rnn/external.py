@@ -15,13 +15,15 @@ The format (:data:`FORMAT`) is one NumPy ``.npz`` file, read without pickles:
 (:class:`~interp_repro.core.ConfigError`).
 """
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from interp_repro.core import ConfigError
-from interp_repro.schur_rnn import measures
+from interp_repro.core.device import flush_denormals
+from interp_repro.schur_rnn import experiments, measures
 from interp_repro.schur_rnn.data import TASKS, task_dims
 
 FORMAT = ("schur_rnn: an .npz with W_hh, (N_h, N_h) or (K, N_h, N_h); optional W_xh (N_h, N_x) and W_hy "
@@ -171,8 +173,9 @@ def analyse(network: RecurrentWeights, instance: int = 0) -> SchurReport:
     if network.task is not None and network.W_xh is not None:
         one = {"W_hh": network.W_hh[instance:instance + 1], "W_xh": network.W_xh[instance:instance + 1],
                "W_hy": network.W_hy[instance:instance + 1]}
-        profile = measures.ablation_profile(one, network.task, network.alpha, seed=network.eval_seed,
-                                            batch=network.eval_batch)
+        with flush_denormals():  # as the chapters profile their units (experiments.profile_unit)
+            profile = measures.ablation_profile(one, network.task, network.alpha, seed=network.eval_seed,
+                                                batch=network.eval_batch)
         scores = ("fvu", "delta_fvu", "mass") + (("accuracy",) if network.task == "copy" else ())
         ablations = {label: {s: float(profile[s][i, 0]) for s in scores}
                      for i, label in enumerate(measures.SUBSET_LABELS)}
@@ -182,3 +185,19 @@ def analyse(network: RecurrentWeights, instance: int = 0) -> SchurReport:
         shares=dict(zip(measures.PARTS, shares.tolist(), strict=True)),
         norms=dict(zip(measures.PARTS, np.sqrt(shares * np.sum(T ** 2)).tolist(), strict=True)),
         task=network.task, ablations=ablations)
+
+
+def exportable(scale: str) -> dict[str, Callable[[], RecurrentWeights]]:
+    """The units the chapters train at ``scale``, by name (``copy/<construction>/<N_h>`` and
+    ``<task>/<construction>``), each a function that trains or loads it (the cache) with the held-out
+    batch its profile is scored on."""
+    out = {}
+    for cfg, name in ((experiments.CopyConfig.preset(scale), "copy/{construction}/{n_hidden}"),
+                      (experiments.NeuroConfig.preset(scale), "{task}/{construction}")):
+        for spec in cfg.specs():
+            def load_unit(spec=spec, cfg=cfg) -> RecurrentWeights:
+                w = experiments.train_or_load(spec)
+                return RecurrentWeights(w["W_hh"], w["W_xh"], w["W_hy"], spec.task, cfg.alpha, spec.seed + 2,
+                                        cfg.eval_batch)
+            out[name.format(**vars(spec))] = load_unit
+    return out
