@@ -15,6 +15,7 @@ The format (:data:`FORMAT`) is one NumPy ``.npz`` file, read without pickles:
 (:class:`~interp_repro.core.ConfigError`).
 """
 
+import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -191,13 +192,13 @@ def exportable(scale: str) -> dict[str, Callable[[], RecurrentWeights]]:
     """The units the chapters train at ``scale``, by name (``copy/<construction>/<N_h>`` and
     ``<task>/<construction>``), each a function that trains or loads it (the cache) with the held-out
     batch its profile is scored on."""
-    out = {}
-    for cfg, name in ((experiments.CopyConfig.preset(scale), "copy/{construction}/{n_hidden}"),
-                      (experiments.NeuroConfig.preset(scale), "{task}/{construction}")):
-        for spec in cfg.specs():
-            def load_unit(spec=spec, cfg=cfg) -> RecurrentWeights:
-                w = experiments.train_or_load(spec)
-                return RecurrentWeights(w["W_hh"], w["W_xh"], w["W_hy"], spec.task, cfg.alpha, spec.seed + 2,
-                                        cfg.eval_batch)
-            out[name.format(**vars(spec))] = load_unit
-    return out
+    copy, neuro = experiments.CopyConfig.preset(scale), experiments.NeuroConfig.preset(scale)
+    units = {f"copy/{s.construction}/{s.n_hidden}": (s, copy) for s in copy.specs()}
+    units |= {f"{s.task}/{s.construction}": (s, neuro) for s in neuro.specs()}
+    return {name: functools.partial(_unit, spec, cfg) for name, (spec, cfg) in units.items()}
+
+
+def _unit(spec: experiments.TrainSpec, cfg: experiments.UnitSettings) -> RecurrentWeights:
+    w = experiments.train_or_load(spec)
+    return RecurrentWeights(w["W_hh"], w["W_xh"], w["W_hy"], spec.task, cfg.alpha, spec.seed + 2,
+                            cfg.eval_batch)
