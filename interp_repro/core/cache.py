@@ -94,7 +94,8 @@ def dependency_versions() -> str:
 
 UNCACHED = ("plots.py", "interactive.py", "external.py")
 """Modules whose results the cache never keeps: the figures, which only draw cached arrays, and the
-analysis of a network the user brings (``<study>/external.py``). Editing them keeps every cached result."""
+analysis of a network the user brings (``<study>/external.py``, ``core/external.py``). Editing them
+keeps every cached result."""
 
 
 PACKAGE = Path(__file__).resolve().parents[1]

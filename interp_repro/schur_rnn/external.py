@@ -24,6 +24,7 @@ import numpy as np
 
 from interp_repro.core import ConfigError
 from interp_repro.core.device import flush_denormals
+from interp_repro.core.external import read_npz, real_array
 from interp_repro.schur_rnn import experiments, measures
 from interp_repro.schur_rnn.data import TASKS, task_dims
 
@@ -82,18 +83,8 @@ class SchurReport:
         return out
 
 
-def _array(data, key: str, where: str) -> np.ndarray:
-    value = data[key]
-    if value.dtype.kind not in "fiu" or value.dtype == bool:
-        raise ConfigError(f"{where}: {key} must hold real numbers, got dtype {value.dtype}")
-    value = value if value.dtype.kind == "f" else value.astype(np.float64)  # a float keeps its precision
-    if not np.isfinite(value).all():
-        raise ConfigError(f"{where}: {key} holds NaN or infinity")
-    return value
-
-
 def _scalar(data, key: str, where: str, kind: type):
-    value = _array(data, key, where)
+    value = real_array(data[key], key, where)
     if value.shape != () or (kind is int and value != int(value)):
         raise ConfigError(f"{where}: {key} must be one {kind.__name__}, got {data[key]!r}")
     return kind(value)
@@ -111,37 +102,27 @@ def _stacked(W, name: str, K: int, rows: int | None, cols: int | None, where: st
 def load(path: str | Path) -> RecurrentWeights:
     """Read and check a file in :data:`FORMAT`; a :class:`ConfigError` in one line otherwise."""
     where = str(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        raise ConfigError(f"{where}: not an .npz file ({FORMAT}): {str(err).splitlines()[0]}") from None
-    if not hasattr(data, "files"):
-        raise ConfigError(f"{where}: a single array, not an .npz of named arrays ({FORMAT})")
-    with data:
-        if unknown := sorted(set(data.files) - set(KEYS)):
-            raise ConfigError(f"{where}: unknown keys {unknown} ({FORMAT})")
-        if "W_hh" not in data.files:
-            raise ConfigError(f"{where}: no W_hh ({FORMAT})")
-        if ("W_xh" in data.files) != ("W_hy" in data.files):
-            raise ConfigError(f"{where}: W_xh and W_hy come together (the ablations need both)")
-        W_hh = _array(data, "W_hh", where)
-        if W_hh.ndim not in (2, 3) or W_hh.shape[-1] != W_hh.shape[-2] or not W_hh.size:
-            raise ConfigError(f"{where}: W_hh must be square, (N_h, N_h) or (K, N_h, N_h), got shape "
-                              f"{W_hh.shape}")
-        W_hh = W_hh[None] if W_hh.ndim == 2 else W_hh
-        K, n = W_hh.shape[:2]
-        task = None
-        if "task" in data.files:
-            task = str(data["task"]) if data["task"].dtype.kind == "U" and data["task"].shape == () else None
-            if task not in TASKS:
-                raise ConfigError(f"{where}: task must be one of {', '.join(TASKS)}, got {data['task']!r}")
-        W_xh = W_hy = None
-        if "W_xh" in data.files:
-            n_x, n_y = task_dims(task) if task else (None, None)
-            W_xh = _stacked(_array(data, "W_xh", where), "W_xh", K, n, n_x, where)
-            W_hy = _stacked(_array(data, "W_hy", where), "W_hy", K, n_y, n, where)
-        settings = {key: _scalar(data, key, where, kind) for key, kind in
-                    (("alpha", float), ("eval_seed", int), ("eval_batch", int)) if key in data.files}
+    data = read_npz(path, KEYS, "W_hh", FORMAT)
+    if ("W_xh" in data) != ("W_hy" in data):
+        raise ConfigError(f"{where}: W_xh and W_hy come together (the ablations need both)")
+    W_hh = real_array(data["W_hh"], "W_hh", where)
+    if W_hh.ndim not in (2, 3) or W_hh.shape[-1] != W_hh.shape[-2] or not W_hh.size:
+        raise ConfigError(f"{where}: W_hh must be square, (N_h, N_h) or (K, N_h, N_h), got shape "
+                          f"{W_hh.shape}")
+    W_hh = W_hh[None] if W_hh.ndim == 2 else W_hh
+    K, n = W_hh.shape[:2]
+    task = None
+    if "task" in data:
+        task = str(data["task"]) if data["task"].dtype.kind == "U" and data["task"].shape == () else None
+        if task not in TASKS:
+            raise ConfigError(f"{where}: task must be one of {', '.join(TASKS)}, got {data['task']!r}")
+    W_xh = W_hy = None
+    if "W_xh" in data:
+        n_x, n_y = task_dims(task) if task else (None, None)
+        W_xh = _stacked(real_array(data["W_xh"], "W_xh", where), "W_xh", K, n, n_x, where)
+        W_hy = _stacked(real_array(data["W_hy"], "W_hy", where), "W_hy", K, n_y, n, where)
+    settings = {key: _scalar(data, key, where, kind) for key, kind in
+                (("alpha", float), ("eval_seed", int), ("eval_batch", int)) if key in data}
     if not 0 < settings.get("alpha", 0.9) <= 1:
         raise ConfigError(f"{where}: alpha must be in (0, 1], got {settings['alpha']}")
     if settings.get("eval_seed", 0) < 0 or settings.get("eval_batch", 1) < 1:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from interp_repro.core import ConfigError
+from interp_repro.core.external import read_npz, real_array
 from interp_repro.superposition import measures
 
 FORMAT = ("superposition: an .npz with W, the (m, n) matrix (hidden x features) or the notebook's (K, n, m) "
@@ -78,16 +79,6 @@ class ToyReport:
         return out
 
 
-def _array(data, key: str, path: Path) -> np.ndarray:
-    value = data[key]
-    if value.dtype.kind not in "fiu" or value.dtype == bool:
-        raise ConfigError(f"{path}: {key} must hold real numbers, got dtype {value.dtype}")
-    value = value if value.dtype.kind == "f" else value.astype(np.float64)  # a float keeps its precision
-    if not np.isfinite(value).all():
-        raise ConfigError(f"{path}: {key} holds NaN or infinity")
-    return value
-
-
 def _network(W: np.ndarray, b, importance, density, where: str) -> ToyNetwork:
     if W.ndim == 2:
         W = W[None]  # the paper's (m, n)
@@ -119,19 +110,8 @@ def _network(W: np.ndarray, b, importance, density, where: str) -> ToyNetwork:
 
 def load(path: str | Path) -> ToyNetwork:
     """Read and check a file in :data:`FORMAT`; a :class:`ConfigError` in one line otherwise."""
-    path = Path(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        raise ConfigError(f"{path}: not an .npz file ({FORMAT}): {str(err).splitlines()[0]}") from None
-    if not hasattr(data, "files"):
-        raise ConfigError(f"{path}: a single array, not an .npz of named arrays ({FORMAT})")
-    with data:
-        if unknown := sorted(set(data.files) - {"W", "b", "importance", "density"}):
-            raise ConfigError(f"{path}: unknown keys {unknown} ({FORMAT})")
-        if "W" not in data.files:
-            raise ConfigError(f"{path}: no W ({FORMAT})")
-        read = {k: _array(data, k, path) for k in data.files}
+    arrays = read_npz(path, ("W", "b", "importance", "density"), "W", FORMAT)
+    read = {k: real_array(v, k, str(path)) for k, v in arrays.items()}
     return _network(read["W"], read.get("b"), read.get("importance"), read.get("density"), str(path))
 
 
