@@ -7,7 +7,7 @@ analysis); each ``*_claims`` function turns them into headline numbers.
 """
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, ClassVar
@@ -425,8 +425,8 @@ def training_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     units = [u for v in res.values() for u in v]
     return {
         "modular_addition.min_test_accuracy": float(min(u.trained["test_acc"][-1] for u in units)),
-        "modular_addition.simple_neuron_r2": Estimate.median(np.concatenate(
-            [u.measured["r2"] for u in units]), "clusters"),
+        "modular_addition.simple_neuron_r2": Estimate.median(
+            [list(u.measured["r2"]) for u in units], "clusters", of="networks"),
     }
 
 
@@ -560,15 +560,22 @@ def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
         out[f"modular_addition.zhong_{name}_dist_irr"] = float(measured["distance_irrelevance"])
     sides = zhong_sides(units)
     for arch, nets in sides.items():
-        out[f"modular_addition.zhong_{arch}_disc_fraction"] = Estimate.share(measures.disc_flags(nets),
-                                                                             "clusters")
+        out[f"modular_addition.zhong_{arch}_disc_fraction"] = Estimate.share(
+            per_network(measures.disc_flags, nets), "clusters", of="networks")
     attention = [u for nets in sides.values() for u in nets]
-    out["modular_addition.zhong_cka_disc"] = Estimate.mean(measures.cka_values(attention, "disc"), "clusters")
+    out["modular_addition.zhong_cka_disc"] = Estimate.mean(
+        per_network(measures.cka_values, attention, "disc"), "clusters", of="networks")
     out["modular_addition.zhong_disc_pad_on_diagonal"] = lowest_pad_share(sides.values())
     learned = zhong_learned(units)
     out["modular_addition.zhong_logit_circle_fraction"] = Estimate.share(
-        measures.betti_flags(learned, (1, 1), key="logit_betti"), "logit manifolds")
+        per_network(measures.betti_flags, learned, (1, 1), key="logit_betti"), "logit manifolds", of="networks")
     return out
+
+
+def per_network(measure: Callable[..., list], units: Sequence[Unit], *args, **kwargs) -> list[list]:
+    """``measure`` (one value per analysed cluster of its units) of each network apart: the clusters
+    of one network are not independent, so an estimate resamples them a network at a time."""
+    return [measure([u], *args, **kwargs) for u in units]
 
 
 def pad_mmd_ratio(res: dict[str, list[Unit[TrainSpec]]], disc: Sequence[str]) -> float:
@@ -604,25 +611,26 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for arch in ("uniform", "learnable", "mlp_add"):
         if arch in res:
-            out[f"modular_addition.{arch}_disc_fraction"] = Estimate.share(measures.disc_flags(res[arch]),
-                                                                           "clusters")
-            out[f"modular_addition.{arch}_cka_disc"] = Estimate.mean(measures.cka_values(res[arch], "disc"),
-                                                                     "clusters")
+            out[f"modular_addition.{arch}_disc_fraction"] = Estimate.share(
+                per_network(measures.disc_flags, res[arch]), "clusters", of="networks")
+            out[f"modular_addition.{arch}_cka_disc"] = Estimate.mean(
+                per_network(measures.cka_values, res[arch], "disc"), "clusters", of="networks")
     if "mlp_concat" in res:
         out["modular_addition.concat_torus_fraction"] = Estimate.share(
-            measures.betti_flags(res["mlp_concat"], (1, 2, 1)), "clusters")
+            per_network(measures.betti_flags, res["mlp_concat"], (1, 2, 1)), "clusters", of="networks")
         out["modular_addition.concat_cka_torus"] = Estimate.mean(
-            measures.cka_values(res["mlp_concat"], "torus"), "clusters")
+            per_network(measures.cka_values, res["mlp_concat"], "torus"), "clusters", of="networks")
         out["modular_addition.concat_rsm_torus"] = Estimate.mean(
-            measures.cka_values(res["mlp_concat"], "torus", key="rsm"), "clusters")
+            per_network(measures.cka_values, res["mlp_concat"], "torus", key="rsm"), "clusters", of="networks")
     units = [u for v in res.values() for u in v]
-    out["modular_addition.layer1_cka_circle"] = Estimate.mean(measures.cka_values(units, "circle"),
-                                                              "clusters")
+    out["modular_addition.layer1_cka_circle"] = Estimate.mean(
+        per_network(measures.cka_values, units, "circle"), "clusters", of="networks")
     disc = [arch for arch in ("uniform", "learnable", "mlp_add") if arch in res]
     if disc:
         out["modular_addition.disc_pad_on_diagonal"] = lowest_pad_share(res[arch] for arch in disc)
         out["modular_addition.disc_rsm_disc"] = min(
-            (Estimate.mean(measures.cka_values(res[arch], "disc", key="rsm"), "clusters") for arch in disc),
+            (Estimate.mean(per_network(measures.cka_values, res[arch], "disc", key="rsm"), "clusters",
+                           of="networks") for arch in disc),
             key=lambda estimate: estimate.value)
     if "mlp_concat" in res:
         out["modular_addition.concat_pad_on_diagonal"] = Estimate.mean(
@@ -630,11 +638,13 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
         if len(disc) >= 2:
             out["modular_addition.pad_mmd_disc_over_concat"] = pad_mmd_ratio(res, disc)
     out["modular_addition.logit_circle_fraction"] = Estimate.share(
-        measures.betti_flags(units, (1, 1), key="logit_betti"), "logit manifolds")
+        per_network(measures.betti_flags, units, (1, 1), key="logit_betti"), "logit manifolds", of="networks")
     n_nets = min(len(res.get("uniform", [])), len(res.get("learnable", [])))
     if n_nets >= 2:
         test = measures.distance_test(res)
-        out["modular_addition.seed_mean_bottleneck"] = Estimate.mean(test["across"], "network pairs")
+        out["modular_addition.seed_mean_bottleneck"] = Estimate.pairs(
+            "mean", test["across"].reshape(len(res["uniform"]), len(res["learnable"])), "network pairs",
+            "networks")
         if n_nets >= MIN_NETWORKS_FOR_TEST:
             out["modular_addition.seed_permutation_p"] = test["p"]
     return out

@@ -168,6 +168,25 @@ median of even two networks drawn from his population lands there 98% of the tim
 a claim differs only where our networks lie outside where nine in ten of his do."""
 
 
+MEDIAN_LEVEL = 0.95
+"""The share of medians of n of his networks that a population band for a median of n holds."""
+
+
+def median_band(rate: float, metric: str, n: int, draws: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Where the median of ``n`` networks drawn from his population at ``rate`` lands (the central
+    :data:`MEDIAN_LEVEL` of ``draws`` such medians, drawn with replacement, seeded): the band for our
+    median of ``n`` networks, like for like. A band for one network (:data:`BAND`) is too wide for a
+    median of many, and would pass a median his population almost never gives."""
+    check_probability("rate", rate)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"a median of n networks needs a positive integer n, got {n!r:.40}")
+    values = population(rate)[POPULATION_METRICS[metric]].to_numpy()
+    medians = np.median(np.random.default_rng(seed).choice(values, size=(draws, n)), axis=1)
+    tail = 50 * (1 - MEDIAN_LEVEL)
+    low, high = np.percentile(medians, [tail, 100 - tail])
+    return float(low), float(high)
+
+
 def quantiles(rate: float, metric: str, qs: tuple[float, ...]) -> tuple[float, ...]:
     """The quantiles ``qs`` of ``metric`` (a key of :data:`POPULATION_METRICS`) over
     :func:`population` at ``rate`` (linear interpolation, pandas' default)."""

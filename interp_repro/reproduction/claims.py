@@ -1,25 +1,28 @@
 """Headline claims (``claims.toml``): the schema, its validation and loading.
 
 A claim states a paper's result as a machine check, its **paper band**: the paper's number with a
-tolerance whose reason is written down, or the paper's qualitative statement as a bound. A run's
-value is **reproduced** when it lies in the band and **differs** when it does not: the status is
-measured, never typed.
+tolerance whose reason is written down, or the paper's qualitative statement as a bound. The status is
+measured, never typed:
 
-A value over seeds, networks or clusters comes with its samples and a 95% interval
-(``core.estimate.Estimate``), and the interval decides between the two failures of a point: the
-value is **reproduced** when it lies in the band, **differs** when its whole interval lies outside
-the band, and is **inconclusive** when it lies outside the band but its interval reaches it (more
-samples would decide it; the report says about how many). A single deterministic value is reproduced
-or differs.
+- a value over seeds, networks or clusters comes with its samples and a 95% interval over its
+  independent units (``core.estimate.Estimate``), and the whole interval decides: **reproduced** when
+  all of it lies in the band, **differs** when all of it lies outside, **inconclusive** when it
+  straddles an edge (the report says about how many more units would decide it);
+- a single value ("one run"), or an estimate over fewer units than an interval is made of ("too few
+  units"), is reproduced inside the band and differs outside it; the report counts these apart.
 
-What the registry types is the status it **expects** at each scale, so a run whose measured status
-is another fails, whether it regressed or started to reproduce. Where a value's interval straddles an
-edge of the band, the samples cannot tell "reproduced" from "inconclusive" (another machine, whose
-rounding trains other networks, may land either side): either meets an expectation of either, and
-the interval, not a typed reason, says so. A claim may also carry a **guard** per scale, bounds
-around our own value that catch drift; a guard never decides the status. A scale where nothing can
-be measured (no network of that kind is trained there, or a test has no power) is **skipped**, with
-the reason; its guard, if any, still holds.
+Every claim over samples names its **alternative**: what a non-reproduction would look like (the
+Clock's value for a Pizza claim, the theory's prediction that the paper refutes, zero for "some units
+differ"). Its band must exclude the alternative, and the report gives the check's **power**: how often
+it would say "differs" were the alternative true, at the measured size and spread.
+
+What the registry types is the status it **expects** at each scale, and the measured status must be
+that one, so a run fails whether it regressed or started to reproduce. A claim known to sit on an
+edge lists both statuses, and its note cites the two measurements (two machines or two seed sets)
+that put it there. A claim may also carry a **guard** per scale, bounds around our own value that
+catch drift; a guard never decides the status. A scale where nothing can be measured (no network of
+that kind is trained there, or the training length differs from the reference population's) is
+**skipped**, with the reason; its guard, if any, still holds.
 
 Kinds: ``reproduction`` (a paper's result), ``seed`` (a number from the seed documents that no paper
 source confirms) and ``sanity`` (a property that holds by construction, or a check of our own
@@ -32,6 +35,7 @@ from functools import cache
 from pathlib import Path
 
 from interp_repro.core.errors import ConfigError
+from interp_repro.core.estimate import Estimate
 from interp_repro.core.scales import SCALES
 from interp_repro.core.validate import is_finite_number
 
@@ -44,7 +48,7 @@ STATUSES = ("reproduced", "differs", "inconclusive")
 NOT_CHECKED = "not checked"
 """The result at a scale where a claim is skipped: its statistic means nothing there."""
 _REQUIRED = {"id", "study", "kind", "statement", "source", "paper", "band", "expected"}
-_OPTIONAL = {"paper_value", "skip", "guard", "note"}
+_OPTIONAL = {"paper_value", "reference", "alternative", "skip", "guard", "note"}
 _BOUND_KEYS = {"min", "max", "equals", "reason"}
 _TABLES = ("claims", "not_reproduced")
 
@@ -92,6 +96,14 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """What a non-reproduction would look like, as a value of the claim's statistic, and why."""
+
+    value: Value
+    reason: str
+
+
+@dataclass(frozen=True)
 class Claim:
     """One headline claim of a study."""
 
@@ -102,10 +114,12 @@ class Claim:
     source: str
     paper: str                    # the paper's statement, as text
     band: Bounds                  # the paper band
-    expected: dict[str, str]      # scale -> expected status, for every scale not skipped
+    expected: dict[str, tuple[str, ...]]  # scale -> expected status (two for a claim on an edge)
     skipped: dict[str, str]       # scale -> why the claim is not checked there
     guards: dict[str, Bounds]     # scale -> bounds around our own value
     paper_value: Value | None = None
+    reference: Value | None = None  # our measure on an independent run of the paper's recipe
+    alternative: Alternative | None = None
     note: str = ""
 
     @property
@@ -132,26 +146,22 @@ class Claim:
         return value
 
     def status(self, value: object, interval: object = None) -> str:
-        """The one place a status is measured. ``reproduced`` if ``value`` lies in the paper band; else
-        ``inconclusive`` if its ``interval`` (of an estimate over samples) reaches the band, and
-        ``differs`` if not. ``ValueError`` for what no status can come from: a value of the wrong
-        type, NaN or infinity (:meth:`checked`), or an interval that is not two finite numbers around
-        the value."""
+        """The one place a status is measured. With an ``interval`` (of an estimate over enough
+        units): ``reproduced`` if all of it lies in the paper band, ``differs`` if none of it does,
+        else ``inconclusive``. Without one: ``reproduced`` if ``value`` lies in the band, else
+        ``differs``. ``ValueError`` for what no status can come from: a value of the wrong type, NaN or
+        infinity (:meth:`checked`), or an interval that is not two finite numbers around the value."""
         value = self.checked(value)
-        if interval is not None:
-            interval = _interval(self.id, value, interval)
-        if self.band.passes(value):
+        if interval is None:
+            return STATUSES[0] if self.band.passes(value) else STATUSES[1]
+        interval = _interval(self.id, value, interval)
+        if self.band.holds_all(*interval):
             return STATUSES[0]
-        return STATUSES[2] if interval is not None and self.band.reaches(*interval) else STATUSES[1]
+        return STATUSES[2] if self.band.reaches(*interval) else STATUSES[1]
 
-    def statuses_allowed(self, value: object, interval: object = None) -> set[str]:
-        """The statuses that meet an expectation: the measured one, and where ``interval`` straddles
-        an edge of the band (it holds values inside and outside it), both ``reproduced`` and
-        ``inconclusive``, which its samples cannot tell apart."""
-        measured = {self.status(value, interval)}
-        if interval is not None and self.band.reaches(*interval) and not self.band.holds_all(*interval):
-            return measured | {STATUSES[0], STATUSES[2]}
-        return measured
+    def differs(self, estimate: Estimate) -> bool:
+        """True if ``estimate`` (its value and interval) measures ``differs``: what a power counts."""
+        return self.status(estimate.value, estimate.interval) == STATUSES[1]
 
 
 def _interval(cid: str, value: Value, interval: object) -> tuple[float, float]:
@@ -213,23 +223,50 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     if paper_value is not None and not band.passes(paper_value):
         raise ValueError(f"claim {cid}: the paper band ({band.describe()}) excludes the paper's own "
                          f"value {paper_value}")
-    expected = _per_scale(cid, "expected", raw["expected"])
+    expected = {scale: tuple(v) if isinstance(v, list) else (v,)
+                for scale, v in _per_scale(cid, "expected", raw["expected"]).items()}
     skipped = _per_scale(cid, "skip", raw.get("skip", {}))
     if set(expected) & set(skipped) or set(expected) | set(skipped) != set(SCALES):
         raise ValueError(f"claim {cid}: every scale needs an expected status or a skip reason, not both")
-    if any(s not in STATUSES for s in expected.values()):
-        raise ValueError(f"claim {cid}: expected statuses are {STATUSES}, got {expected}")
+    if any(not 1 <= len(v) <= 2 or len(set(v)) != len(v) or set(v) - set(STATUSES) for v in expected.values()):
+        raise ValueError(f"claim {cid}: an expected status is one of {STATUSES} (or two of them, for a claim "
+                         f"on an edge), got {raw['expected']}")
     for scale, why in skipped.items():
         _text(f"claim {cid}", f"the skip reason at {scale}", why)
     guards = _per_scale(cid, "guard", raw.get("guard", {}))
-    if set(STATUSES[1:]) & set(expected.values()) and not raw.get("note"):
-        raise ValueError(f"claim {cid}: a claim expected to differ or be inconclusive needs a note "
-                         "saying why")
+    unexpected = {s for v in expected.values() for s in v} - {STATUSES[0]}
+    if unexpected and not raw.get("note"):
+        raise ValueError(f"claim {cid}: a claim expected to differ, be inconclusive or sit on an edge needs a "
+                         "note saying why (for an edge: the two measurements that put it there)")
+    reference = raw.get("reference")
+    if reference is not None and not is_finite_number(reference):
+        raise ValueError(f"claim {cid}: reference must be a finite number, got {reference!r}")
+    alternative = _alternative(cid, band, raw.get("alternative"))
     return Claim(id=cid, study=raw["study"], kind=raw["kind"], statement=raw["statement"],
-                 source=raw["source"], paper=raw["paper"], band=band, expected=dict(expected),
+                 source=raw["source"], paper=raw["paper"], band=band, expected=expected,
                  skipped=dict(skipped),
                  guards={s: _bounds(f"claim {cid}, guard at {s}", g) for s, g in guards.items()},
-                 paper_value=paper_value, note=raw.get("note", ""))
+                 paper_value=paper_value, reference=reference, alternative=alternative,
+                 note=raw.get("note", ""))
+
+
+def _alternative(cid: str, band: Bounds, raw: object) -> Alternative | None:
+    """The claim's alternative, else ``ValueError``: a table with a value of the band's type and a
+    reason, the value outside the band (a check whose band holds its alternative cannot tell the two
+    apart)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"value", "reason"}:
+        raise ValueError(f"claim {cid}: alternative is a table with exactly value and reason")
+    _text(f"claim {cid}, alternative", "reason", raw["reason"])
+    value = raw["value"]
+    if isinstance(band.equals, bool) != isinstance(value, bool) or not (
+            isinstance(value, bool) or is_finite_number(value)):
+        raise ValueError(f"claim {cid}: the alternative is a value of the claim's type, got {value!r}")
+    if band.passes(value):
+        raise ValueError(f"claim {cid}: the band ({band.describe()}) contains the alternative {value}: the "
+                         "check could not tell a non-reproduction from a reproduction")
+    return Alternative(value, raw["reason"])
 
 
 def parse_claims(text: str) -> dict[str, Claim]:

@@ -1,9 +1,12 @@
 """Claims checked against the record of a run: one outcome per claim, and the tables that show them
 (``interp-repro report``, the book's Reproduction and front pages).
 
-An outcome measures the claim's status from the recorded value and, for a value over samples, its
-interval (``claims.Claim.status``), and passes when the registry's expected status at the scale is
-one the measurement allows (``claims.Claim.statuses_allowed``) and the scale's guard, if any, holds.
+An outcome measures the claim's status from the recorded value and, for a value over enough units,
+its interval (``claims.Claim.status``), and passes when that status is one the registry expects at
+the scale and the scale's guard, if any, holds. Beside the status it gives the criteria a reader
+weighs it by: what the status rests on (an interval, too few units, one run), the power of the check
+against the claim's alternative, whether the paper's value lies inside our interval, and whether our
+value lies on the paper's side of the alternative.
 """
 
 import hashlib
@@ -11,17 +14,20 @@ import html
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from interp_repro.core.cache import dependency_versions, library_fingerprint
-from interp_repro.core.estimate import Estimate
+from interp_repro.core.estimate import TARGET_POWER, Estimate
 from interp_repro.core.machine import host
 from interp_repro.core.scales import check_scale
 from interp_repro.reproduction.claims import KINDS, NOT_CHECKED, STATUSES, Claim, Value, load_claims
 from interp_repro.reproduction.records import entry_estimate, load_records, record
 
 NOT_RUN = "not run"
+ONE_RUN, TOO_FEW, LOW_POWER = "one run", "too few units", "low power"
+"""What a status rests on, where not an interval of enough power: counted apart in the totals."""
 
 
 @dataclass(frozen=True)
@@ -38,18 +44,22 @@ class Outcome:
     def of(cls, claim: Claim, scale: str, value: object) -> "Outcome":
         """The outcome of a value as a claims function returns it (a plain value or an estimate). One
         that no status can come from (``Claim.status`` refuses it: NaN, infinity, a wrong type, an
-        estimate with no samples) gives an outcome with no status that fails, saying why."""
+        estimate with no samples), or an estimate of a claim that names no alternative to measure
+        its power against, gives an outcome with no status that fails, saying why."""
         estimate = value if isinstance(value, Estimate) else None
         try:
             plain = claim.checked(estimate.value if estimate else value)
             claim.status(plain, estimate and estimate.interval)
         except ValueError as err:
             return cls(claim, scale, None, invalid=str(err))
+        if estimate and claim.alternative is None:
+            return cls(claim, scale, None, invalid="a value over samples needs an alternative in the "
+                                                   "registry (what a non-reproduction would look like)")
         return cls(claim, scale, plain, estimate)
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        """The estimate's interval, if the value has one."""
+        """The estimate's interval, if the value has one (an estimate over enough units)."""
         return self.estimate.interval if self.estimate else None
 
     @property
@@ -61,8 +71,74 @@ class Outcome:
         return self.claim.status(self.value, self.interval)
 
     @property
+    def basis(self) -> str:
+        """What the status rests on: ``interval`` (over :attr:`units`), :data:`TOO_FEW` (an estimate
+        over fewer units than an interval is made of) or :data:`ONE_RUN` (a single value)."""
+        if self.estimate is None:
+            return ONE_RUN
+        return TOO_FEW if self.interval is None else "interval"
+
+    @property
+    def units(self) -> str | None:
+        """The resampling unit and how many there are, e.g. ``8 networks``; None for one run."""
+        return self.estimate.resampled if self.estimate else None
+
+    @cached_property
+    def power(self) -> float | None:
+        """How often the check would say ``differs`` were the claim's alternative true, at the measured
+        number of units and spread (``Estimate.power``); 0 with too few units, None for one run or
+        where the claim has no numeric alternative."""
+        alternative = self.claim.alternative
+        if self.estimate is None or self.value is None or alternative is None or isinstance(alternative.value, bool):
+            return None
+        return self.estimate.power(alternative.value, self.claim.differs)
+
+    @cached_property
+    def units_needed(self) -> int | None:
+        """For a check below :data:`TARGET_POWER` power, about how many units would reach it
+        (``Estimate.units_for_power``; None if more than it looks at, or the power is fine)."""
+        if self.power is None or self.power >= TARGET_POWER:
+            return None
+        return self.estimate.units_for_power(self.claim.alternative.value, self.claim.differs)
+
+    @property
+    def counted(self) -> str | None:
+        """The status as the totals count it: a reproduction rests on an interval of at least
+        :data:`TARGET_POWER` power, else it is counted as :data:`ONE_RUN`, :data:`TOO_FEW` or
+        :data:`LOW_POWER` (any status that rests on one run or too few units is counted so)."""
+        if self.status is None:
+            return None
+        if self.basis != "interval":
+            return f"{self.status}, {self.basis}"
+        if self.status == STATUSES[0] and (self.power is None or self.power < TARGET_POWER):
+            return f"{self.status}, {LOW_POWER}"
+        return self.status
+
+    @property
+    def paper_inside(self) -> bool | None:
+        """Whether the paper's value lies inside our interval; None without either."""
+        paper = self.claim.paper_value
+        if self.interval is None or paper is None or isinstance(paper, bool):
+            return None
+        return self.interval[0] <= paper <= self.interval[1]
+
+    @property
+    def direction(self) -> bool | None:
+        """Whether our value lies on the paper band's side of the alternative (the effect's direction);
+        None without an alternative or a value."""
+        alternative, band = self.claim.alternative, self.claim.band
+        if alternative is None or self.value is None:
+            return None
+        if isinstance(band.equals, bool):
+            return self.value == band.equals
+        alt = alternative.value
+        edge = band.equals if band.equals is not None else (
+            band.min if band.min is not None and band.min > alt else band.max)
+        return (self.value - alt) * (edge - alt) > 0
+
+    @property
     def to_decide(self) -> int | None:
-        """For an inconclusive value, about how many samples would decide it at the observed spread
+        """For an inconclusive value, about how many units would decide it at the observed spread
         (``Estimate.samples_to_decide`` against the band's nearer edge); else None."""
         if self.status != STATUSES[2]:
             return None
@@ -72,8 +148,10 @@ class Outcome:
 
     @property
     def expected(self) -> str | None:
-        """The status the registry expects at this scale (None where the claim is skipped)."""
-        return self.claim.expected.get(self.scale)
+        """The status the registry expects at this scale (``a or b`` for a claim on an edge; None
+        where the claim is skipped)."""
+        expected = self.claim.expected.get(self.scale)
+        return None if expected is None else " or ".join(expected)
 
     @property
     def guard(self) -> str:
@@ -95,8 +173,7 @@ class Outcome:
             return NOT_CHECKED
         if self.value is None:
             return NOT_RUN
-        allowed = self.claim.statuses_allowed(self.value, self.interval)
-        return "pass" if self.expected in allowed else "FAIL"
+        return "pass" if self.status in self.claim.expected[self.scale] else "FAIL"
 
     def message(self) -> str:
         """One line naming the claim, the paper's value and band, ours, the statuses and the guard."""
@@ -108,10 +185,12 @@ class Outcome:
         if self.scale in c.skipped:
             return (f"{c.id}: status {NOT_CHECKED} at {self.scale} ({c.skipped[self.scale]}); "
                     f"ours {self.ours}{guarded} -> {self.result}")
-        decide = f" (about {self.to_decide} {self.estimate.unit} would decide it)" if self.to_decide else ""
+        decide = (f" (about {self.to_decide} {self.estimate.of or self.estimate.unit} would decide it)"
+                  if self.to_decide else "")
+        power = f"; power {self.power:.0%} against {c.alternative.value}" if self.power is not None else ""
         return (f"{c.id}: paper {c.paper} (band {c.band.describe()}); ours {self.ours} -> "
-                f"{self.status or NOT_RUN}{decide}, expected {self.expected} at {self.scale}{guarded} "
-                f"-> {self.result}")
+                f"{self.status or NOT_RUN}{decide} [{self.basis}{power}], expected {self.expected} at "
+                f"{self.scale}{guarded} -> {self.result}")
 
     @property
     def ours(self) -> str:
@@ -122,10 +201,18 @@ class Outcome:
         """The outcome as plain data (``interp-repro report --json``)."""
         c = self.claim
         guard = c.guards.get(self.scale)
+        measured = self.status is not None
         return {"id": c.id, "kind": c.kind, "paper": c.paper, "paper_value": c.paper_value,
-                "paper_band": c.band.describe(), "ours": self.value,
+                "reference": c.reference, "paper_band": c.band.describe(), "ours": self.value,
                 "estimate": self.estimate.as_dict() if self.estimate else None,
-                "status": self.status, "to_decide": self.to_decide,
+                "interval": list(self.interval) if self.interval else None, "basis": self.basis,
+                "units": self.units, "n_units": self.estimate.n_units if self.estimate else None,
+                "alternative": c.alternative.value if c.alternative else None,
+                "alternative_reason": c.alternative.reason if c.alternative else None,
+                "power": self.power if measured else None,
+                "units_for_power": self.units_needed if measured else None,
+                "paper_inside_interval": self.paper_inside, "direction": self.direction,
+                "status": self.status, "counted": self.counted, "to_decide": self.to_decide,
                 "expected": self.expected, "guard": guard.describe() if guard else None,
                 "guard_result": self.guard if guard else None, "invalid": self.invalid or None,
                 "result": self.result}
@@ -216,29 +303,36 @@ def study_table(scale: str, study: str, book: Path, records: dict | None = None)
     return table.style.hide(axis="index").map(colour, subset=["status", "result"])
 
 
+COUNTS = (*STATUSES, f"{STATUSES[0]}, {LOW_POWER}",
+          *(f"{status}, {basis}" for basis in (TOO_FEW, ONE_RUN) for status in STATUSES[:2]), NOT_RUN, NOT_CHECKED)
+"""What the totals count (``Outcome.counted``): a status resting on an interval of enough power, a
+reproduction of low power, a status resting on too few units or one run, a claim not run or not
+checked."""
+
+
 def status_summary(scale: str, records: dict | None = None):
     """Measured statuses at ``scale``, per study (rows, in book order) and kind: one column per
-    (kind, status), with ``not run`` and ``not checked`` counted apart; a pandas DataFrame for the
-    book's front page."""
+    (kind, :data:`COUNTS` entry), with what rests on one run, too few units or low power counted
+    apart; a pandas DataFrame for the book's front page (columns with no claim dropped)."""
     import pandas as pd
 
     from interp_repro import STUDIES
 
-    columns = [(kind, s) for kind in KINDS for s in (*STATUSES, NOT_RUN, NOT_CHECKED)]
+    columns = [(kind, c) for kind in KINDS for c in COUNTS]
     table = pd.DataFrame(0, index=list(STUDIES), columns=pd.MultiIndex.from_tuples(columns))
     for o in check_records(scale, records):
-        measured = o.status or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
-        table.loc[o.claim.study, (o.claim.kind, measured)] += 1
+        counted = o.counted or (NOT_CHECKED if o.result == NOT_CHECKED else NOT_RUN)
+        table.loc[o.claim.study, (o.claim.kind, counted)] += 1
     return table.loc[:, (table != 0).any()]
 
 
 def status_totals(summary) -> dict[str, dict[str, int]]:
-    """Kind -> measured status -> claims, summed over studies, from a :func:`status_summary` table;
-    every status of every kind is present (0 when none), with ``"all"`` the kind's total."""
+    """Kind -> :data:`COUNTS` entry -> claims, summed over studies, from a :func:`status_summary`
+    table; every entry of every kind is present (0 when none), with ``"all"`` the kind's total."""
     total = summary.sum()
     out = {}
     for kind in KINDS:
-        counts = {s: int(total.get((kind, s), 0)) for s in (*STATUSES, NOT_RUN, NOT_CHECKED)}
+        counts = {c: int(total.get((kind, c), 0)) for c in COUNTS}
         out[kind] = counts | {"all": sum(counts.values())}
     return out
 

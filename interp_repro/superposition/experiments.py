@@ -499,9 +499,10 @@ def run_dynamics(cfg: DynamicsConfig) -> Arrays:
 def dynamics_claims(res: Arrays) -> dict[str, Any]:
     """The share of the features learned by the end of training whose D_i jumps between two settled
     levels on the way (§"Learning dynamics": D_i moves between discrete "energy levels";
-    :func:`~.measures.jump_flags`). Its interval treats the features of the one model as
-    independent draws."""
-    return {"superposition.dynamics_level_jumps": Estimate.share(jump_flags(res["dims"]), "learned features")}
+    :func:`~.measures.jump_flags`). The features of one model are not independent: the model is the
+    unit, so one model gives too few units for an interval."""
+    return {"superposition.dynamics_level_jumps": Estimate.share([jump_flags(res["dims"])], "learned features",
+                                                                 of="models")}
 
 
 # --- (e) correlated and anticorrelated features -------------------------------------------------

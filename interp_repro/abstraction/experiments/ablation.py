@@ -126,10 +126,15 @@ def run_ablation(cfg: AblationConfig) -> Arrays:
 @declares("abstraction.gelu_alpha_up_fraction", "abstraction.gelu_probe_up_fraction")
 def ablation_claims(res: Arrays) -> dict[str, Any]:
     """The fraction of (seed, block) pairs whose alpha, and whose probe accuracy, goes up when the
-    block's GELU is replaced by the identity: the paper's direction of change."""
-    return {f"abstraction.gelu_{score}_up_fraction": Estimate.share(
-                up_flags(res[f"{score}_intact"], res[f"{score}_ablated"]), "(seed, block) pairs")
-            for score in ("alpha", "probe")}
+    block's GELU is replaced by the identity: the paper's direction of change. The blocks of one seed
+    share its network, so the interval resamples seeds, each with its blocks."""
+    out = {}
+    for score in ("alpha", "probe"):
+        intact = res[f"{score}_intact"]
+        flags = np.reshape(up_flags(intact, res[f"{score}_ablated"]), (intact.shape[0], -1))
+        out[f"abstraction.gelu_{score}_up_fraction"] = Estimate.share(
+            [list(row) for row in flags], "(seed, block) pairs", of="seeds")
+    return out
 
 
 def ablation_levels(res: Arrays) -> dict[str, float]:
