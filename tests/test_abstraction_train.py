@@ -419,18 +419,23 @@ def _sweep_result(pre: np.ndarray) -> dict[str, np.ndarray]:
             "noise_xs": np.array([2.0]), "widths": np.array([64])}
 
 
-def test_anti_abstraction_claim_is_the_change_from_the_input_and_the_levels_the_lowest_seed_mean():
+def test_anti_abstraction_claim_is_the_mean_change_at_the_largest_noise_levels_the_lowest_seed_mean():
     from interp_repro.abstraction.experiments.nonlinear import (
         anti_abstraction_claims,
         anti_abstraction_levels,
     )
 
-    # nu_x = 0.5 (alpha_x 1/3): one seed dips to -0.9, the mean is -0.4, 0.73 below the input's alpha;
-    # nu_x = 4 (alpha_x -0.6): both seeds at -0.6 and -0.7, the lowest alpha but 0.05 below the input's
+    # nu_x = 0.5 (alpha_x 1/3): seeds at -0.9 and 0.1; nu_x = 4 (alpha_x -0.6): seeds at -0.6 and -0.7,
+    # the lowest alpha but 0.05 below the input's. The claim averages the change of all four networks.
     res = _sweep_result([[-0.9, 0.1], [-0.6, -0.7]])
     claim = anti_abstraction_claims(res)["abstraction.relu_anti_abstraction"]
-    assert claim.value == pytest.approx(-0.4 - 1 / 3)
-    assert claim.samples == pytest.approx((-0.9 - 1 / 3, 0.1 - 1 / 3)) and claim.unit == "seeds"
+    changes = (-0.9 - 1 / 3, 0.1 - 1 / 3, 0.0, -0.1)
+    assert claim.samples == pytest.approx(changes) and claim.unit == "networks"
+    assert claim.value == pytest.approx(np.mean(changes))
+    quieter = {**res, "noise_xs": np.array([0.5, 2.0]),
+               "pre": np.concatenate([res["pre"] - 1, res["pre"]], axis=1)}  # a quieter noise level: left out
+    assert anti_abstraction_claims(quieter)["abstraction.relu_anti_abstraction"].value == pytest.approx(
+        claim.value)
     levels = anti_abstraction_levels(res)
     assert levels["anti_abstraction_pre"] == pytest.approx(-0.65)
     assert levels["anti_abstraction_nu_x"] == 4.0 and levels["anti_abstraction_alpha_x"] == -0.6

@@ -43,6 +43,7 @@ source = "Elhage et al. 2022, fig. 2"
 paper = "0.9"
 paper_value = 0.9
 band = {{ min = 0.8, max = 1.0, reason = "the paper's 0.9 within 0.1" }}
+alternative = {{ value = 0.5, reason = "as often as not" }}
 expected = {{ ci = "differs", book = "reproduced", paper = "reproduced" }}
 guard.ci = {{ min = 0.5, reason = "ours at ci: a tiny model" }}
 note = "a tiny model at ci"
@@ -89,7 +90,8 @@ def test_parse_valid_claims():
     toy = claims[CID]
     assert (toy.study, toy.kind, toy.paper, toy.paper_value) == ("superposition", "reproduction", "0.9", 0.9)
     assert toy.band == Bounds("the paper's 0.9 within 0.1", min=0.8, max=1.0)
-    assert toy.expected == {"ci": "differs", "book": "reproduced", "paper": "reproduced"}
+    assert toy.expected == {"ci": ("differs",), "book": ("reproduced",), "paper": ("reproduced",)}
+    assert (toy.alternative.value, toy.alternative.reason) == (0.5, "as often as not")
     assert toy.guards == {"ci": Bounds("ours at ci: a tiny model", min=0.5)} and toy.skipped == {}
     second = claims["superposition.second"]
     assert second.skipped == {"ci": "no power at ci"} and "ci" not in second.expected
@@ -133,6 +135,15 @@ BROKEN = {
     "empty statement": VALID.replace('"Sparse features end up in superposition."', '""'),
     "numeric paper": VALID.replace('paper = "0.9"', "paper = 0.9"),
     "blank note": VALID.replace('note = "a tiny model at ci"', 'note = " "'),
+    "band holds its alternative": VALID.replace("value = 0.5", "value = 0.85"),
+    "alternative without a reason": VALID.replace(', reason = "as often as not"', ""),
+    "bool alternative of a number": VALID.replace("value = 0.5", "value = true"),
+    "two equal expected statuses": VALID.replace('ci = "differs"', 'ci = ["differs", "differs"]'),
+    "three expected statuses": VALID.replace('ci = "differs"',
+                                             'ci = ["differs", "reproduced", "inconclusive"]'),
+    "an edge without a note": VALID.replace('note = "a tiny model at ci"\n', "").replace(
+        'ci = "differs"', 'ci = "reproduced"').replace('book = "reproduced"',
+                                                      'book = ["reproduced", "inconclusive"]'),
 }
 BROKEN["expected and skipped"] = VALID.replace("guard.ci", 'skip = { ci = "why" }\nguard.ci')
 
@@ -208,29 +219,63 @@ def _share(k: int, n: int) -> Estimate:
     return Estimate.share([True] * k + [False] * (n - k), "clusters")
 
 
-@pytest.mark.parametrize(("estimate", "status", "allowed"), [
-    (_share(20, 20), "reproduced", {"reproduced"}),                  # 1.0, its interval inside the band
-    (_share(17, 20), "reproduced", {"reproduced", "inconclusive"}),  # 0.85, its interval leaves the band
-    (_share(15, 20), "inconclusive", {"reproduced", "inconclusive"}),  # 0.75, its interval reaches it
-    (_share(3, 20), "differs", {"differs"}),                         # 0.15, all of its interval below it
+@pytest.mark.parametrize(("estimate", "status"), [
+    (_share(20, 20), "reproduced"),     # 1.0, all of its interval (0.83-1) in the band [0.8, 1]
+    (_share(17, 20), "inconclusive"),   # 0.85, in the band, but its interval (0.62-0.97) leaves it
+    (_share(15, 20), "inconclusive"),   # 0.75, outside, but its interval reaches it
+    (_share(3, 20), "differs"),         # 0.15, all of its interval below it
+    (_share(3, 4), "differs"),          # 4 units: no interval, the point rule
 ])
-def test_an_estimate_outside_the_band_differs_only_when_its_whole_interval_does(estimate, status, allowed):
+def test_the_whole_interval_decides_and_the_expected_status_must_be_measured(estimate, status):
     claim = parse_claims(VALID)[CID]  # band [0.8, 1]
     outcome = report_mod.Outcome.of(claim, "book", estimate)
     assert outcome.status == claim.status(estimate.value, estimate.interval) == status
-    assert claim.statuses_allowed(estimate.value, estimate.interval) == allowed
-    assert outcome.result == ("pass" if "reproduced" in allowed else "FAIL")  # book expects reproduced
-    assert claim.status(estimate.value) == ("reproduced" if status == "reproduced" else "differs")
+    assert outcome.result == ("pass" if status == "reproduced" else "FAIL")  # book expects reproduced
+    assert outcome.basis == ("too few units" if estimate.n < 5 else "interval")
+    assert claim.status(estimate.value) == ("reproduced" if claim.band.passes(estimate.value) else "differs")
+
+
+def test_a_claim_on_an_edge_lists_both_statuses_and_passes_either_but_no_third():
+    edge = VALID.replace('book = "reproduced"', 'book = ["reproduced", "inconclusive"]')
+    claim = parse_claims(edge)[CID]
+    results = {status: report_mod.Outcome.of(claim, "book", estimate).result
+               for estimate, status in ((_share(20, 20), "reproduced"), (_share(15, 20), "inconclusive"),
+                                        (_share(3, 20), "differs"))}
+    assert results == {"reproduced": "pass", "inconclusive": "pass", "differs": "FAIL"}
+    assert report_mod.Outcome(claim, "book", 0.9).expected == "reproduced or inconclusive"
+
+
+def test_each_outcome_gives_its_basis_power_and_criteria():
+    claim = parse_claims(VALID)[CID]  # band [0.8, 1], alternative 0.5
+    strong = report_mod.Outcome.of(claim, "book", _share(40, 40))
+    assert (strong.basis, strong.units, strong.counted) == ("interval", "40 clusters", "reproduced")
+    assert strong.power > 0.9 and strong.units_needed is None
+    assert strong.paper_inside is False and strong.direction is True  # 0.9 lies below 40 of 40's interval
+    assert report_mod.Outcome.of(claim, "book", _share(36, 40)).paper_inside is True
+    weak = report_mod.Outcome.of(claim, "book", _share(5, 5))  # 5 of 5: 95% CI 0.48-1 reaches 0.5
+    assert weak.status == "inconclusive" and weak.power < 0.8 and weak.units_needed > 5
+    one = report_mod.Outcome(claim, "book", 0.9)
+    assert (one.basis, one.power, one.counted, one.direction) == (
+        "one run", None, "reproduced, one run", True)
+    few = report_mod.Outcome.of(claim, "book", _share(3, 3))
+    assert (few.basis, few.counted) == ("too few units", "reproduced, too few units")
+    assert few.power > 0.8  # the point rule tells 3 coin flips from 0.8 or more, 7 times in 8
+    assert report_mod.Outcome(claim, "book", 0.3).direction is False  # beyond the alternative, not the band
+    unnamed_text = VALID.replace('alternative = { value = 0.5, reason = "as often as not" }\n', "")
+    nameless = parse_claims(unnamed_text)[CID]
+    unnamed = report_mod.Outcome.of(nameless, "book", _share(20, 20))
+    assert unnamed.result == "FAIL" and "needs an alternative" in unnamed.invalid
 
 
 def test_an_inconclusive_outcome_says_how_many_samples_would_decide_it():
     outcome = report_mod.Outcome.of(parse_claims(VALID)[CID], "book", _share(15, 20))
     assert outcome.to_decide == _share(15, 20).samples_to_decide(0.8) > 20
-    assert f"inconclusive (about {outcome.to_decide} clusters would decide it)" in outcome.message()
+    assert f"inconclusive (about {outcome.to_decide} clusters would decide it) [interval; power" in (
+        outcome.message())
     assert "15 of 20 clusters; 95% CI" in outcome.message()
     data = outcome.as_dict()
     assert data["estimate"]["samples"] == [True] * 15 + [False] * 5 and data["estimate"]["level"] == 0.95
-    assert report_mod.Outcome.of(parse_claims(VALID)[CID], "book", _share(19, 20)).to_decide is None
+    assert report_mod.Outcome.of(parse_claims(VALID)[CID], "book", _share(20, 20)).to_decide is None
 
 
 def test_an_estimate_is_recorded_with_its_samples_and_read_back(toy_claims, tmp_path):
@@ -331,7 +376,7 @@ def test_check_records_reads_what_record_wrote(toy_claims):
 
 def test_outcome_message_names_claim_band_ours_and_statuses(toy_claims):
     message = check_records("ci", _records(0.7123456))[0].message()
-    assert message.startswith(f"{CID}: paper 0.9 (band in [0.8, 1]); ours 0.7123 -> differs, "
+    assert message.startswith(f"{CID}: paper 0.9 (band in [0.8, 1]); ours 0.7123 -> differs [one run], "
                               "expected differs")
     assert ">= 0.5" in message and "a tiny model" in message and message.endswith("-> pass")
     assert "ours - -> not run" in check_records("ci", {})[0].message()
@@ -347,8 +392,11 @@ def test_report_rows_and_json_one_per_claim(toy_claims):
                      "result": "pass"}
     assert (second["status"], second["expected"], second["result"]) == (NOT_CHECKED, "-", NOT_CHECKED)
     assert outcomes[0].as_dict() == {
-        "id": CID, "kind": "reproduction", "paper": "0.9", "paper_value": 0.9, "paper_band": "in [0.8, 1]",
-        "ours": 0.7, "estimate": None, "status": "differs", "to_decide": None, "expected": "differs",
+        "id": CID, "kind": "reproduction", "paper": "0.9", "paper_value": 0.9, "reference": None,
+        "paper_band": "in [0.8, 1]", "ours": 0.7, "estimate": None, "interval": None, "basis": "one run",
+        "units": None, "n_units": None, "alternative": 0.5, "alternative_reason": "as often as not",
+        "power": None, "units_for_power": None, "paper_inside_interval": None, "direction": True,
+        "status": "differs", "counted": "differs, one run", "to_decide": None, "expected": "differs",
         "guard": ">= 0.5", "guard_result": "pass", "invalid": None, "result": "pass"}
 
 
@@ -373,7 +421,7 @@ def test_shipped_claims_parse_with_unique_ids():
 
 def test_a_skip_says_what_cannot_be_measured_never_that_a_value_sits_near_the_band():
     """Whether our value is too close to the band's edge to tell is the interval's to say
-    (``claims.Claim.statuses_allowed``); a skip is for what cannot be measured at a scale at all."""
+    (a claim on an edge lists both statuses); a skip is for what cannot be measured at a scale at all."""
     near = re.compile(r"\bedge\b|straddl|across the band|one cluster|can move", re.IGNORECASE)
     typed = [(c.id, scale) for c in load_claims().values() for scale, why in c.skipped.items()
              if near.search(why)]
@@ -392,12 +440,12 @@ def test_every_numeric_paper_value_lies_in_its_band_and_every_claim_has_a_kind()
 def test_status_summary_counts_every_claim_once_by_kind_and_measured_status(toy_claims):
     table = status_summary("ci", _records(0.7))
     assert list(table.index) == list(STUDIES)
-    assert table.loc["superposition", ("reproduction", "differs")] == 1
+    assert table.loc["superposition", ("reproduction", "differs, one run")] == 1
     assert table.loc["superposition", ("sanity", NOT_CHECKED)] == 1
     assert table.to_numpy().sum() == 2
     totals = status_totals(table)
-    assert totals["reproduction"] == {"reproduced": 0, "differs": 1, "inconclusive": 0, "not run": 0,
-                                      "not checked": 0, "all": 1}
+    assert totals["reproduction"]["differs, one run"] == totals["reproduction"]["all"] == 1
+    assert totals["reproduction"]["reproduced"] == totals["reproduction"]["reproduced, low power"] == 0
     assert totals["sanity"]["not checked"] == 1 and totals["seed"]["all"] == 0
 
 

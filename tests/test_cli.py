@@ -76,10 +76,17 @@ def test_report_json_gives_each_claims_statuses_and_each_estimates_samples(capsy
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["superposition.five_two_dense_count"] == {
         "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
-        "paper_band": "== 2", "ours": 2, "estimate": None, "status": "reproduced", "to_decide": None,
+        "reference": None, "paper_band": "== 2", "ours": 2, "estimate": None, "interval": None,
+        "basis": "one run", "units": None, "n_units": None, "alternative": None, "alternative_reason": None,
+        "power": None, "units_for_power": None, "paper_inside_interval": None, "direction": None,
+        "status": "reproduced", "counted": "reproduced, one run", "to_decide": None,
         "expected": "reproduced", "guard": None, "guard_result": None, "invalid": None, "result": "pass"}
     shares = rows["superposition.phase_agreement"]
     assert shares["ours"] == agreement.value and shares["estimate"] == agreement.as_dict()
+    assert (shares["basis"], shares["units"], shares["n_units"], shares["status"]) == (
+        "interval", "64 cells", 64, "inconclusive")  # 60 of 64: its interval (0.85-0.98) reaches below 0.9
+    assert shares["interval"] == list(agreement.interval) and shares["alternative"] == 0.33333
+    assert shares["power"] == 1.0 and shares["units_for_power"] is None
     assert shares["estimate"]["samples"].count(True) == 60 and shares["estimate"]["level"] == 0.95
     assert rows["superposition.five_two_sparse_count"]["result"] == "not run"
 

@@ -217,10 +217,9 @@ class Estimate:
         """The share of ``draws`` synthetic estimates at ``alternative`` (:meth:`drawn_at`, seeded) for
         which ``differs`` (a claim's status rule) says they differ: how likely the check is to say
         "differs" were the alternative true, at ``n_units`` units (default: as many as measured) and
-        the measured spread. 0 below :data:`MIN_UNITS` units, where no interval is made."""
+        the measured spread. Below :data:`MIN_UNITS` units the draws have no interval, and the rule
+        decides on their value alone, as it does on the measured one."""
         n_units = self.n_units if n_units is None else n_units
-        if n_units < MIN_UNITS:
-            return 0.0
         rng = np.random.default_rng(seed)
         return sum(differs(self.drawn_at(alternative, rng, n_units)) for _ in range(draws)) / draws
 
@@ -228,14 +227,15 @@ class Estimate:
                         target: float = TARGET_POWER) -> int | None:
         """About the fewest units at which :meth:`power` reaches ``target`` (doubling from the measured
         count, then halving the gap; 100 draws each), or None if :data:`MAX_UNITS` do not."""
-        low, high = max(self.n_units, MIN_UNITS - 1), max(self.n_units, MIN_UNITS)
+        low = high = self.n_units
         while self.power(alternative, differs, high, draws=100) < target:
             if high >= MAX_UNITS:
                 return None
             low, high = high, min(2 * high, MAX_UNITS)
         while high - low > max(1, high // 20):
             mid = (low + high) // 2
-            low, high = (low, mid) if self.power(alternative, differs, mid, draws=100) >= target else (mid, high)
+            reached = self.power(alternative, differs, mid, draws=100) >= target
+            low, high = (low, mid) if reached else (mid, high)
         return high
 
     def as_dict(self) -> dict:

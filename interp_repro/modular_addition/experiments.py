@@ -568,7 +568,8 @@ def zhong_claims(units: Sequence[Unit[ZhongSpec]]) -> dict[str, Any]:
     out["modular_addition.zhong_disc_pad_on_diagonal"] = lowest_pad_share(sides.values())
     learned = zhong_learned(units)
     out["modular_addition.zhong_logit_circle_fraction"] = Estimate.share(
-        per_network(measures.betti_flags, learned, (1, 1), key="logit_betti"), "logit manifolds", of="networks")
+        per_network(measures.betti_flags, learned, (1, 1), key="logit_betti"), "logit manifolds",
+        of="networks")
     return out
 
 
@@ -621,7 +622,8 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
         out["modular_addition.concat_cka_torus"] = Estimate.mean(
             per_network(measures.cka_values, res["mlp_concat"], "torus"), "clusters", of="networks")
         out["modular_addition.concat_rsm_torus"] = Estimate.mean(
-            per_network(measures.cka_values, res["mlp_concat"], "torus", key="rsm"), "clusters", of="networks")
+            per_network(measures.cka_values, res["mlp_concat"], "torus", key="rsm"), "clusters",
+            of="networks")
     units = [u for v in res.values() for u in v]
     out["modular_addition.layer1_cka_circle"] = Estimate.mean(
         per_network(measures.cka_values, units, "circle"), "clusters", of="networks")
@@ -638,7 +640,8 @@ def manifold_claims(res: dict[str, list[Unit[TrainSpec]]]) -> dict[str, Any]:
         if len(disc) >= 2:
             out["modular_addition.pad_mmd_disc_over_concat"] = pad_mmd_ratio(res, disc)
     out["modular_addition.logit_circle_fraction"] = Estimate.share(
-        per_network(measures.betti_flags, units, (1, 1), key="logit_betti"), "logit manifolds", of="networks")
+        per_network(measures.betti_flags, units, (1, 1), key="logit_betti"), "logit manifolds",
+        of="networks")
     n_nets = min(len(res.get("uniform", [])), len(res.get("learnable", [])))
     if n_nets >= 2:
         test = measures.distance_test(res)

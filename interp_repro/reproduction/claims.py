@@ -228,7 +228,8 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     skipped = _per_scale(cid, "skip", raw.get("skip", {}))
     if set(expected) & set(skipped) or set(expected) | set(skipped) != set(SCALES):
         raise ValueError(f"claim {cid}: every scale needs an expected status or a skip reason, not both")
-    if any(not 1 <= len(v) <= 2 or len(set(v)) != len(v) or set(v) - set(STATUSES) for v in expected.values()):
+    if any(not 1 <= len(v) <= 2 or len(set(v)) != len(v) or set(v) - set(STATUSES)
+           for v in expected.values()):
         raise ValueError(f"claim {cid}: an expected status is one of {STATUSES} (or two of them, for a claim "
                          f"on an edge), got {raw['expected']}")
     for scale, why in skipped.items():
@@ -236,8 +237,8 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
     guards = _per_scale(cid, "guard", raw.get("guard", {}))
     unexpected = {s for v in expected.values() for s in v} - {STATUSES[0]}
     if unexpected and not raw.get("note"):
-        raise ValueError(f"claim {cid}: a claim expected to differ, be inconclusive or sit on an edge needs a "
-                         "note saying why (for an edge: the two measurements that put it there)")
+        raise ValueError(f"claim {cid}: a claim expected to differ, be inconclusive or sit on an edge needs "
+                         "a note saying why (for an edge: the two measurements that put it there)")
     reference = raw.get("reference")
     if reference is not None and not is_finite_number(reference):
         raise ValueError(f"claim {cid}: reference must be a finite number, got {reference!r}")

@@ -86,10 +86,12 @@ class Outcome:
     @cached_property
     def power(self) -> float | None:
         """How often the check would say ``differs`` were the claim's alternative true, at the measured
-        number of units and spread (``Estimate.power``); 0 with too few units, None for one run or
-        where the claim has no numeric alternative."""
+        number of units and spread (``Estimate.power``; with too few units for an interval, by the
+        point rule the status then rests on); None for one run or where the claim has no numeric
+        alternative."""
         alternative = self.claim.alternative
-        if self.estimate is None or self.value is None or alternative is None or isinstance(alternative.value, bool):
+        if (self.estimate is None or self.value is None or alternative is None
+                or isinstance(alternative.value, bool)):
             return None
         return self.estimate.power(alternative.value, self.claim.differs)
 
@@ -277,6 +279,23 @@ COLOURS = {"reproduced": "#d4edda", "differs": "#fde2c8", "inconclusive": "#fff3
 """Background of a status or result cell on the Reproduction page."""
 
 
+def _criteria(o: Outcome) -> str:
+    """What a status rests on, for the Reproduction page: its basis, the power against the alternative
+    (with the units that would reach :data:`TARGET_POWER`), whether the paper's value lies in our
+    interval, and the effect's direction."""
+    if o.status is None:
+        return "-"
+    parts = [o.basis if o.basis != "interval" else f"interval over {o.units}"]
+    if o.power is not None:
+        need = f", about {o.units_needed} units for 80%" if o.units_needed else ""
+        parts.append(f"power {o.power:.0%} against {o.claim.alternative.value:g}{need}")
+    if o.paper_inside is not None:
+        parts.append(f"paper's value {'in' if o.paper_inside else 'outside'} our interval")
+    if o.direction is not None:
+        parts.append("the paper's direction" if o.direction else "not the paper's direction")
+    return "; ".join(parts)
+
+
 def study_table(scale: str, study: str, book: Path, records: dict | None = None):
     """One study's claims for the Reproduction page, as a pandas Styler: each claim linked to its
     chapter (with its kind below), the paper's value and band, ours, the measured status (coloured)
@@ -293,7 +312,7 @@ def study_table(scale: str, study: str, book: Path, records: dict | None = None)
         result = o.result if o.result != "FAIL" or o.guard == "FAIL" else f"FAIL (expected {o.expected})"
         rows.append({"claim": f"{link}<br><small>{o.claim.kind}</small>",
                      "paper": f"{o.claim.paper} ({o.claim.band.describe()})", "ours": o.ours,
-                     "status": o.status or "-", "result": result})
+                     "status": o.status or "-", "rests on": _criteria(o), "result": result})
     table = pd.DataFrame(rows)
 
     def colour(value: str) -> str:
@@ -304,7 +323,8 @@ def study_table(scale: str, study: str, book: Path, records: dict | None = None)
 
 
 COUNTS = (*STATUSES, f"{STATUSES[0]}, {LOW_POWER}",
-          *(f"{status}, {basis}" for basis in (TOO_FEW, ONE_RUN) for status in STATUSES[:2]), NOT_RUN, NOT_CHECKED)
+          *(f"{status}, {basis}" for basis in (TOO_FEW, ONE_RUN) for status in STATUSES[:2]),
+          NOT_RUN, NOT_CHECKED)
 """What the totals count (``Outcome.counted``): a status resting on an interval of enough power, a
 reproduction of low power, a status resting on too few units or one run, a claim not run or not
 checked."""

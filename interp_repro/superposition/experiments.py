@@ -501,8 +501,8 @@ def dynamics_claims(res: Arrays) -> dict[str, Any]:
     levels on the way (§"Learning dynamics": D_i moves between discrete "energy levels";
     :func:`~.measures.jump_flags`). The features of one model are not independent: the model is the
     unit, so one model gives too few units for an interval."""
-    return {"superposition.dynamics_level_jumps": Estimate.share([jump_flags(res["dims"])], "learned features",
-                                                                 of="models")}
+    flags = jump_flags(res["dims"])
+    return {"superposition.dynamics_level_jumps": Estimate.share([flags], "learned features", of="models")}
 
 
 # --- (e) correlated and anticorrelated features -------------------------------------------------
