@@ -43,8 +43,8 @@ POWER_RESAMPLES = 999
 """Bootstrap resamples of each synthetic draw's interval (a power needs hundreds of intervals)."""
 TARGET_POWER = 0.8
 """The power below which a check is too weak to count a reproduction."""
-MAX_UNITS = 4096
-"""The most units :meth:`Estimate.units_for_power` looks at."""
+MAX_UNITS = 1024
+"""The most units :meth:`Estimate.units_for_power` looks at (a check that needs more is reported so)."""
 STATS = ("mean", "median", "share")
 _Z = float(stats.norm.ppf(0.5 + LEVEL / 2))
 

@@ -14,7 +14,6 @@ import html
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +82,7 @@ class Outcome:
         """The resampling unit and how many there are, e.g. ``8 networks``; None for one run."""
         return self.estimate.resampled if self.estimate else None
 
-    @cached_property
+    @property
     def power(self) -> float | None:
         """How often the check would say ``differs`` were the claim's alternative true, at the measured
         number of units and spread (``Estimate.power``; with too few units for an interval, by the
@@ -93,15 +92,13 @@ class Outcome:
         if (self.estimate is None or self.value is None or alternative is None
                 or isinstance(alternative.value, bool)):
             return None
-        return self.estimate.power(alternative.value, self.claim.differs)
+        return _power(self.claim, self.estimate)[0]
 
-    @cached_property
+    @property
     def units_needed(self) -> int | None:
         """For a check below :data:`TARGET_POWER` power, about how many units would reach it
         (``Estimate.units_for_power``; None if more than it looks at, or the power is fine)."""
-        if self.power is None or self.power >= TARGET_POWER:
-            return None
-        return self.estimate.units_for_power(self.claim.alternative.value, self.claim.differs)
+        return None if self.power is None else _power(self.claim, self.estimate)[1]
 
     @property
     def counted(self) -> str | None:
@@ -218,6 +215,22 @@ class Outcome:
                 "expected": self.expected, "guard": guard.describe() if guard else None,
                 "guard_result": self.guard if guard else None, "invalid": self.invalid or None,
                 "result": self.result}
+
+
+_POWERS: dict[tuple, tuple[float, int | None]] = {}
+
+
+def _power(claim: Claim, estimate: Estimate) -> tuple[float, int | None]:
+    """The power of ``claim``'s check of ``estimate`` against its alternative, and for one below
+    :data:`TARGET_POWER` about the units that would reach it; computed once per process for each
+    claim's band, alternative and estimate (every page and table of a build shows the same ones)."""
+    key = (claim.id, claim.band, claim.alternative, estimate)
+    if key not in _POWERS:
+        power = estimate.power(claim.alternative.value, claim.differs)
+        needed = (None if power >= TARGET_POWER
+                  else estimate.units_for_power(claim.alternative.value, claim.differs))
+        _POWERS[key] = (power, needed)
+    return _POWERS[key]
 
 
 def check_records(scale: str, records: dict | None = None, study: str | None = None,
@@ -388,7 +401,8 @@ class RecordedClaims(dict):
             rows.append(f"<tr><td><code>{html.escape(o.claim.id)}</code><br><small>"
                         f"{html.escape(o.claim.statement)}{why}</small></td><td>{html.escape(o.ours)}</td>"
                         f"<td>{html.escape(o.claim.paper)} ({html.escape(o.claim.band.describe())})</td>"
-                        f'<td style="background-color: {colour}">{status}</td><td>{o.result}</td></tr>')
+                        f'<td style="background-color: {colour}">{status}<br><small>'
+                        f'{html.escape(_criteria(o))}</small></td><td>{o.result}</td></tr>')
         head = "".join(f"<th>{h}</th>" for h in ("claim", "ours", "paper (band)",
                                                    f"status at {self.scale}", "check"))
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
