@@ -190,6 +190,7 @@ statement = "A toy claim."
 source = "Somewhere, §1"
 paper = "0.9"
 band = { min = 0.8, max = 1.0, reason = "the paper's precision" }
+alternative = { value = 0.5, reason = "as often as not" }
 expected = { ci = "reproduced", book = "reproduced", paper = "reproduced" }
 """
 

@@ -58,6 +58,7 @@ statement = "Another claim."
 source = "ours"
 paper = "at most 3"
 band = { max = 3, reason = "r" }
+alternative = { value = 5, reason = "more" }
 expected = { book = "reproduced", paper = "reproduced" }
 skip = { ci = "no power at ci" }
 """
@@ -136,6 +137,8 @@ BROKEN = {
     "numeric paper": VALID.replace('paper = "0.9"', "paper = 0.9"),
     "blank note": VALID.replace('note = "a tiny model at ci"', 'note = " "'),
     "band holds its alternative": VALID.replace("value = 0.5", "value = 0.85"),
+    "a numeric claim without an alternative": VALID.replace(
+        'alternative = { value = 0.5, reason = "as often as not" }\n', ""),
     "alternative without a reason": VALID.replace(', reason = "as often as not"', ""),
     "bool alternative of a number": VALID.replace("value = 0.5", "value = true"),
     "two equal expected statuses": VALID.replace('ci = "differs"', 'ci = ["differs", "differs"]'),
@@ -261,10 +264,10 @@ def test_each_outcome_gives_its_basis_power_and_criteria():
     assert (few.basis, few.counted) == ("too few units", "reproduced, too few units")
     assert few.power > 0.8  # the point rule tells 3 coin flips from 0.8 or more, 7 times in 8
     assert report_mod.Outcome(claim, "book", 0.3).direction is False  # beyond the alternative, not the band
-    unnamed_text = VALID.replace('alternative = { value = 0.5, reason = "as often as not" }\n', "")
-    nameless = parse_claims(unnamed_text)[CID]
-    unnamed = report_mod.Outcome.of(nameless, "book", _share(20, 20))
-    assert unnamed.result == "FAIL" and "needs an alternative" in unnamed.invalid
+    yes_no = parse_claims(VALID.replace("min = 0.8, max = 1.0", "equals = true").replace(
+        "paper_value = 0.9", "paper_value = true").replace("value = 0.5", "value = false"))[CID]
+    assert yes_no.alternative.value is False
+    assert report_mod.Outcome(yes_no, "book", True).direction is True
 
 
 def test_an_inconclusive_outcome_says_how_many_samples_would_decide_it():

@@ -77,8 +77,9 @@ def test_report_json_gives_each_claims_statuses_and_each_estimates_samples(capsy
     assert rows["superposition.five_two_dense_count"] == {
         "id": "superposition.five_two_dense_count", "kind": "reproduction", "paper": "2", "paper_value": 2,
         "reference": None, "paper_band": "== 2", "ours": 2, "estimate": None, "interval": None,
-        "basis": "one run", "units": None, "n_units": None, "alternative": None, "alternative_reason": None,
-        "power": None, "units_for_power": None, "paper_inside_interval": None, "direction": None,
+        "basis": "one run", "units": None, "n_units": None, "alternative": 5,
+        "alternative_reason": "dense features in superposition all the same: every feature represented",
+        "power": None, "units_for_power": None, "paper_inside_interval": None, "direction": True,
         "status": "reproduced", "counted": "reproduced, one run", "to_decide": None,
         "expected": "reproduced", "guard": None, "guard_result": None, "invalid": None, "result": "pass"}
     shares = rows["superposition.phase_agreement"]

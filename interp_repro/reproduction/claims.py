@@ -119,7 +119,7 @@ class Claim:
     guards: dict[str, Bounds]     # scale -> bounds around our own value
     paper_value: Value | None = None
     reference: Value | None = None  # our measure on an independent run of the paper's recipe
-    alternative: Alternative | None = None
+    alternative: Alternative | None = None  # always set by the registry's parser
     note: str = ""
 
     @property
@@ -251,12 +251,15 @@ def _parse(raw: dict, studies: tuple[str, ...]) -> Claim:
                  note=raw.get("note", ""))
 
 
-def _alternative(cid: str, band: Bounds, raw: object) -> Alternative | None:
+def _alternative(cid: str, band: Bounds, raw: object) -> Alternative:
     """The claim's alternative, else ``ValueError``: a table with a value of the band's type and a
     reason, the value outside the band (a check whose band holds its alternative cannot tell the two
-    apart)."""
+    apart). Every numeric claim names one; a yes/no claim's is the other answer unless it names it."""
     if raw is None:
-        return None
+        if isinstance(band.equals, bool):
+            return Alternative(not band.equals, "the statement does not hold")
+        raise ValueError(f"claim {cid}: name its alternative (alternative = {{ value, reason }}): what a "
+                         "non-reproduction would look like, outside the band")
     if not isinstance(raw, dict) or set(raw) != {"value", "reason"}:
         raise ValueError(f"claim {cid}: alternative is a table with exactly value and reason")
     _text(f"claim {cid}, alternative", "reason", raw["reason"])

@@ -43,17 +43,13 @@ class Outcome:
     def of(cls, claim: Claim, scale: str, value: object) -> "Outcome":
         """The outcome of a value as a claims function returns it (a plain value or an estimate). One
         that no status can come from (``Claim.status`` refuses it: NaN, infinity, a wrong type, an
-        estimate with no samples), or an estimate of a claim that names no alternative to measure
-        its power against, gives an outcome with no status that fails, saying why."""
+        estimate with no samples) gives an outcome with no status that fails, saying why."""
         estimate = value if isinstance(value, Estimate) else None
         try:
             plain = claim.checked(estimate.value if estimate else value)
             claim.status(plain, estimate and estimate.interval)
         except ValueError as err:
             return cls(claim, scale, None, invalid=str(err))
-        if estimate and claim.alternative is None:
-            return cls(claim, scale, None, invalid="a value over samples needs an alternative in the "
-                                                   "registry (what a non-reproduction would look like)")
         return cls(claim, scale, plain, estimate)
 
     @property
@@ -86,11 +82,8 @@ class Outcome:
     def power(self) -> float | None:
         """How often the check would say ``differs`` were the claim's alternative true, at the measured
         number of units and spread (``Estimate.power``; with too few units for an interval, by the
-        point rule the status then rests on); None for one run or where the claim has no numeric
-        alternative."""
-        alternative = self.claim.alternative
-        if (self.estimate is None or self.value is None or alternative is None
-                or isinstance(alternative.value, bool)):
+        point rule the status then rests on); None for one run."""
+        if self.estimate is None or self.value is None:
             return None
         return _power(self.claim, self.estimate)[0]
 
@@ -124,9 +117,9 @@ class Outcome:
     @property
     def direction(self) -> bool | None:
         """Whether our value lies on the paper band's side of the alternative (the effect's direction);
-        None without an alternative or a value."""
+        None without a value."""
         alternative, band = self.claim.alternative, self.claim.band
-        if alternative is None or self.value is None:
+        if self.value is None:
             return None
         if isinstance(band.equals, bool):
             return self.value == band.equals
@@ -206,8 +199,7 @@ class Outcome:
                 "estimate": self.estimate.as_dict() if self.estimate else None,
                 "interval": list(self.interval) if self.interval else None, "basis": self.basis,
                 "units": self.units, "n_units": self.estimate.n_units if self.estimate else None,
-                "alternative": c.alternative.value if c.alternative else None,
-                "alternative_reason": c.alternative.reason if c.alternative else None,
+                "alternative": c.alternative.value, "alternative_reason": c.alternative.reason,
                 "power": self.power if measured else None,
                 "units_for_power": self.units_needed if measured else None,
                 "paper_inside_interval": self.paper_inside, "direction": self.direction,
