@@ -235,6 +235,7 @@ def cmd_report(args) -> int:
 
 ANALYSED = {"superposition": "interp_repro.superposition.external",
             "modular_addition": "interp_repro.modular_addition.external",
+            "abstraction": "interp_repro.abstraction.external",
             "schur_rnn": "interp_repro.schur_rnn.external"}
 """The studies whose analysis ``analyse`` runs on a network the user brings: the module of each, with
 its ``FORMAT``, ``load`` and ``analyse``."""
@@ -242,8 +243,7 @@ its ``FORMAT``, ``load`` and ``analyse``."""
 
 def _analysed(name: str) -> str:
     if name not in ANALYSED:
-        raise argparse.ArgumentTypeError(f"analyse takes {', '.join(ANALYSED)} networks (abstraction's "
-                                         f"representations are not there yet), got {name!r}")
+        raise argparse.ArgumentTypeError(f"analyse takes {', '.join(ANALYSED)} networks, got {name!r}")
     return name
 
 

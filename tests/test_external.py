@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from interp_repro.abstraction import external as reps
+from interp_repro.abstraction import measures as abs_measures
+from interp_repro.abstraction.data import two_factor_data
 from interp_repro.cli import main
 from interp_repro.core import torch_generator
 from interp_repro.modular_addition import experiments as modadd_experiments
@@ -91,6 +94,55 @@ def test_a_trained_rnn_round_trips_to_the_chapters_ablation_profile(tmp_path):
     assert schur.analyse(schur.RecurrentWeights(res.W_hh[:1])).ablations is None  # no task, no scores
 
 
+def _two_factor_layers():
+    """Noise-free two-factor data (input alpha (1 - nu_x) / (1 + nu_x) = 1/3 exactly), a rotation of it
+    (alpha unchanged), a ReLU layer of it and the targets."""
+    data = two_factor_data(nu_x=0.5, nu_y=0.0, n_per_class=8, d_in=6, d_out=4, seed=0)
+    rotation = np.linalg.qr(np.random.default_rng(1).normal(size=(6, 6)))[0]
+    hidden = np.maximum(data.X @ np.random.default_rng(2).normal(size=(6, 10)), 0)
+    return data, reps.Representations(data.labels, (data.X, data.X @ rotation, hidden), data.Y)
+
+
+def test_representations_round_trip_to_the_chapters_measures(tmp_path):
+    data, network = _two_factor_layers()
+    loaded = reps.load(reps.save(network, tmp_path / "net.npz"))
+    report = reps.analyse(loaded)
+    assert report == reps.analyse(network) and report.widths == [6, 6, 10]
+    assert report.alpha_shape[:2] == pytest.approx([1 / 3, 1 / 3], abs=1e-12)  # exact class means, rotation
+    assert report.alpha_shape[2] == abs_measures.abstraction_score(network.layers[2], data.labels)
+    assert report.probe_colour[0] == abs_measures.probe_transfer(data.X, data.labels, "colour")
+    assert report.alpha_target == pytest.approx(1.0)  # nu_y = 0: the targets are perfectly abstract
+    assert report.kernel_alignment[0] == pytest.approx(report.kernel_alignment[1])  # rotation-invariant
+    assert abs_measures.kernel_alignment(data.Y, data.Y) == pytest.approx(1.0)
+    assert report.depth_deviation is not None and report.depth_deviation >= 0
+
+
+def test_each_study_offers_its_analysis_at_the_package_level(tmp_path):
+    import interp_repro.abstraction
+    import interp_repro.modular_addition
+    import interp_repro.schur_rnn
+    import interp_repro.superposition
+
+    _, network = _two_factor_layers()
+    path = reps.save(network, tmp_path / "reps.npz")
+    assert interp_repro.abstraction.analyse(interp_repro.abstraction.load(path)) == reps.analyse(network)
+    for package, module in ((interp_repro.superposition, toy), (interp_repro.modular_addition, modadd),
+                            (interp_repro.schur_rnn, schur)):
+        assert (package.FORMAT, package.load, package.save, package.analyse) == (
+            module.FORMAT, module.load, module.save, module.analyse)
+    with pytest.raises(AttributeError, match="no attribute 'analyze'"):
+        interp_repro.superposition.analyze  # noqa: B018
+
+
+def test_the_cli_analyses_representations_layer_by_layer(tmp_path, capsys):
+    _, network = _two_factor_layers()
+    path = reps.save(network, tmp_path / "reps.npz")
+    assert main(["analyse", "abstraction", str(path), "--out", str(tmp_path)]) == 0
+    assert "layer 2: alpha shape" in capsys.readouterr().out
+    written = json.loads((tmp_path / "reps.json").read_text())
+    assert written["study"] == "abstraction" and len(written["alpha_shape"]) == 3
+
+
 @pytest.fixture(scope="module")
 def small_networks():
     """Two small attention networks (p = 23) trained together, as the chapters stack seeds."""
@@ -168,7 +220,7 @@ def test_the_help_names_each_format(capsys):
     with pytest.raises(SystemExit):
         main(["analyse", "--help"])
     out = capsys.readouterr().out
-    assert all(" ".join(m.FORMAT.split()) in " ".join(out.split()) for m in (toy, modadd, schur))
+    assert all(" ".join(m.FORMAT.split()) in " ".join(out.split()) for m in (toy, modadd, schur, reps))
 
 
 def _write(path, **arrays):
@@ -189,6 +241,7 @@ def _modadd(path, drop=None, settings=None, **weights):
 
 
 SQUARE = np.eye(4)
+LABELS = np.array([(1, 1), (1, -1), (-1, 1), (-1, -1)])
 MALFORMED = {
     "superposition": {
         "a W of four axes": (lambda p: _write(p, W=np.zeros((1, 2, 3, 4))), "W must be (m, n)"),
@@ -212,6 +265,23 @@ MALFORMED = {
         "weights that are text": (lambda p: (_modadd(p).write_text("W_E = 1"), p)[1],
                                   "not a torch state_dict"),
     },
+    "abstraction": {
+        "labels of three columns": (lambda p: _write(p, labels=np.ones((4, 3)), layer0=np.ones((4, 2))),
+                                    "labels must be (N, 2)"),
+        "no labels": (lambda p: _write(p, layer0=np.ones((4, 2))), "no labels"),
+        "NaN representations": (lambda p: _write(p, labels=LABELS, layer0=np.full((4, 2), np.nan)),
+                                "NaN or infinity"),
+        "representations as text": (lambda p: _write(p, labels=LABELS, layer0=np.array([["a"]] * 4)),
+                                    "must hold real numbers"),
+        "a layer of other samples": (lambda p: _write(p, labels=LABELS, layer0=np.ones((5, 2))),
+                                     "layer0 must be (N, d) with N = 4"),
+        "a gap between layers": (lambda p: _write(p, labels=LABELS, layer0=np.ones((4, 2)),
+                                                  layer2=np.ones((4, 2))), "without a gap"),
+        "a class with no sample": (lambda p: _write(p, labels=LABELS[[0, 0, 1, 2]], layer0=np.ones((4, 2))),
+                                   "every (shape, colour) class needs a sample"),
+        "labels that are not +-1": (lambda p: _write(p, labels=2 * LABELS, layer0=np.ones((4, 2))),
+                                    "in {+1, -1}"),
+    },
     "schur_rnn": {
         "a W_hh that is not square": (lambda p: _write(p, W_hh=np.ones((3, 4))), "W_hh must be square"),
         "no W_hh": (lambda p: _write(p, W_xh=np.ones((4, 1))), "no W_hh"),
@@ -234,7 +304,8 @@ NOT_THE_FORMAT = {
 
 
 @pytest.mark.parametrize(("study", "case"), [(s, c) for s, cases in MALFORMED.items() for c in cases]
-                         + [(s, c) for s in ("superposition", "schur_rnn") for c in NOT_THE_FORMAT])
+                         + [(s, c) for s in ("superposition", "abstraction", "schur_rnn")
+                            for c in NOT_THE_FORMAT])
 def test_a_file_that_is_not_the_format_gets_one_line_and_exit_2(study, case, tmp_path, capsys):
     make, message = MALFORMED[study].get(case) or NOT_THE_FORMAT[case]
     path = make(tmp_path / "net.npz")
@@ -249,8 +320,12 @@ def test_an_instance_the_file_does_not_hold_and_a_study_without_analysis_are_ref
     assert main(["analyse", "schur_rnn", str(path), "--instance", "1"]) == 2
     assert "instance must be an integer in [0, 1)" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
-        main(["analyse", "abstraction", str(path)])
-    assert exit_.value.code == 2 and "not there yet" in capsys.readouterr().err
+        main(["analyse", "circuits", str(path)])
+    assert exit_.value.code == 2 and "analyse takes" in capsys.readouterr().err
+    _, network = _two_factor_layers()
+    layers = reps.save(network, tmp_path / "reps.npz")
+    assert main(["analyse", "abstraction", str(layers), "--instance", "1"]) == 2
+    assert "holds one network" in capsys.readouterr().err
     assert main(["analyse", "schur_rnn", str(tmp_path / "missing.npz")]) == 2
     assert "no such file" in capsys.readouterr().err
 

@@ -8,3 +8,9 @@ law, the cross-context probe), ``experiments`` (configs, cached runs and claims,
 ``nonlinear`` and ``ablation``; the package holds the study's table of them) and ``plots`` (the
 chapters' figures).
 """
+
+from interp_repro.core.external import external_attributes
+
+__getattr__ = external_attributes(__name__)
+"""``FORMAT``, ``load``, ``save`` and ``analyse`` for a network the user brings (``external``):
+``analyse(load(path))`` gives the chapters' measures on it, as ``interp-repro analyse`` prints them."""

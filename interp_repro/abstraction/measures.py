@@ -593,6 +593,25 @@ def concept_scores(reps, labels) -> dict[str, list[float]]:
             "walpha": [whitened_abstraction(reps, labels, c) for c in concepts]}
 
 
+def kernel_alignment(A, B) -> float:
+    """Centred kernel alignment of representations A (N, d_a) and B (N, d_b) of the same samples (rows):
+    <K_A, K_B>_F / (||K_A||_F ||K_B||_F) for the centred item kernels K = (H Z)(H Z)^T, H the centring
+    matrix (Cristianini et al. 2002; centred, Cortes, Mohri & Rostamizadeh 2012). 1 when the two
+    kernels are proportional: with B the targets, how far a layer's learned kernel has turned towards
+    the target's, the quantity the linear theory's kernel Q evolves (ours as a summary of it).
+    ``ValueError`` for a representation with no spread across samples."""
+    A, B = check_real_array("A", A, 2), check_real_array("B", B, 2)
+    if A.shape[0] != B.shape[0]:
+        raise ValueError(f"kernel_alignment compares the same samples: got {A.shape[0]} and {B.shape[0]} "
+                         "rows")
+    A, B = A - A.mean(0), B - B.mean(0)
+    cross = np.linalg.norm(A.T @ B) ** 2  # <K_A, K_B>_F = ||A^T B||_F^2
+    norms = np.linalg.norm(A.T @ A) * np.linalg.norm(B.T @ B)
+    if norms == 0:
+        raise ValueError("kernel_alignment needs representations that vary across samples")
+    return float(cross / norms)
+
+
 def up_flags(intact: np.ndarray, ablated: np.ndarray) -> list[bool]:
     """Per (seed, block) pair, whether its score, averaged over the concepts (last axis), is higher
     with the block's GELU ablated than intact: the paper's direction of change (Yang, Saxe, Latham

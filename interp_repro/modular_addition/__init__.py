@@ -6,3 +6,9 @@ the statistics over networks), ``topology`` (persistent homology of point clouds
 alpha and full-cloud diagrams, Betti numbers, bottleneck distances), ``zhong`` (Zhong et al.'s released
 networks), ``experiments`` (configs, cached runs, claims) and ``plots``.
 """
+
+from interp_repro.core.external import external_attributes
+
+__getattr__ = external_attributes(__name__)
+"""``FORMAT``, ``load``, ``save`` and ``analyse`` for a network the user brings (``external``):
+``analyse(load(path))`` gives the chapters' measures on it, as ``interp-repro analyse`` prints them."""

@@ -5,3 +5,9 @@ batched over instances), ``train`` (batched training, best of several seeds), ``
 paper's measurements and the closed-form phase-change losses), ``experiments`` (configs, cached
 runs and claims) and ``plots`` (the chapters' figures).
 """
+
+from interp_repro.core.external import external_attributes
+
+__getattr__ = external_attributes(__name__)
+"""``FORMAT``, ``load``, ``save`` and ``analyse`` for a network the user brings (``external``):
+``analyse(load(path))`` gives the chapters' measures on it, as ``interp-repro analyse`` prints them."""
