@@ -29,7 +29,7 @@ from interp_repro.core.presets import seed_offset
 from interp_repro.core.progress import QUIET_ENV
 from interp_repro.core.seeding import MAX_SEED
 from interp_repro.core.validate import check_writable_dir, env_flag, env_path
-from interp_repro.figures import FORMATS, book_figures, check_names, render
+from interp_repro.figures import DPI, FORMATS, NO_DATES, book_figures, check_names, render
 from interp_repro.reproduction.claims import NOT_CHECKED, load_claims
 from interp_repro.reproduction.records import check_record_path, record_path, resolve_env_paths
 from interp_repro.reproduction.report import REPORT_COLUMNS, Outcome, check_records, record_all, report_rows
@@ -267,11 +267,24 @@ def cmd_analyse(args) -> int:
         raise ConfigError(f"{args.path}: {str(err).splitlines()[0]}") from None
     print(f"{args.study} analysis of {args.path} (instance {args.instance})")
     print("\n".join(f"  {line}" for line in report.lines()))
-    out = check_writable_dir("the analysis folder (--out)", args.out) / f"{args.path.stem}.json"
+    folder = check_writable_dir("the analysis folder (--out)", args.out)
+    out = folder / f"{args.path.stem}.json"
     out.write_text(json.dumps(_json_values({"study": args.study, "file": str(args.path),
                                             "instance": args.instance, **report.as_dict()}), indent=1,
                               allow_nan=False))
     print(out)
+    if args.format:
+        import matplotlib
+
+        matplotlib.use("agg")  # before pyplot: no window opens
+        import matplotlib.pyplot as plt
+
+        for name, fig in study.figures(network, report, args.instance).items():
+            for fmt in dict.fromkeys(args.format):
+                path = folder / f"{args.path.stem}-{name}.{fmt}"
+                fig.savefig(path, format=fmt, dpi=DPI, metadata=NO_DATES[fmt])
+                print(path)
+            plt.close(fig)
     return 0
 
 
@@ -397,7 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
     ana.add_argument("--instance", type=_nonnegative, default=0, metavar="K",
                      help="which network of a file that holds several (default 0)")
     ana.add_argument("--out", type=Path, default=Path("_build") / "analyses",
-                     help="folder for FILE.json, the report (default _build/analyses)")
+                     help="folder for FILE.json, the report, and its figures (default _build/analyses)")
+    ana.add_argument("--format", choices=FORMATS, action="append", default=None,
+                     help="also write the study's figures of the network as FILE-NAME.FORMAT (repeat for "
+                          "several formats)")
     exp = _command(sub, "export", "write a network the book trains in the format analyse reads (training it "
                    "if the cache lacks it)", cmd_export)
     exp.add_argument("study", type=_exported, help=" or ".join(EXPORTED))

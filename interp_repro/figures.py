@@ -20,7 +20,7 @@ from interp_repro.core import ConfigError, check_scale
 
 FORMATS = ("pdf", "svg", "png")
 DPI = 300  # print quality for the PNG (PDF and SVG are vector)
-_NO_DATES = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}  # byte-stable files
+NO_DATES = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}  # byte-stable files
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def render(names: Iterable[str], book: Path, scale: str, formats: Iterable[str],
                         for fmt in formats:
                             path = out / f"{figure.name}.{fmt}"
                             drawn.savefig(path, format=fmt, dpi=DPI, bbox_inches="tight",
-                                          metadata=_NO_DATES[fmt])
+                                          metadata=NO_DATES[fmt])
                             written.append(path)
             plt.close("all")
     finally:

@@ -49,3 +49,7 @@ def study_chapters() -> dict[str, str]:
 def exercise_pages() -> dict[str, str]:
     """{exercise page path (book/<study>/exercises.md): study} for every exercise page in the toc."""
     return {path: study for path, study, name in _study_pages() if name == EXERCISES}
+
+
+OWN_NETWORKS = "book/analyse.md"
+"""The page that analyses networks a reader brings: no study's chapter, yet executed and drawn like one."""

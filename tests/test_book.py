@@ -9,7 +9,7 @@ import re
 
 import pytest
 import yaml
-from chapters import ROOT, exercise_pages, study_chapters, toc_files
+from chapters import OWN_NETWORKS, ROOT, exercise_pages, study_chapters, toc_files
 
 from interp_repro import STUDIES, __version__
 from interp_repro.core.cache import dependency_versions, library_fingerprint
@@ -28,7 +28,7 @@ def test_every_toc_page_is_built(html):
         assert (html / f"{entry}.html").exists(), entry
 
 
-@pytest.mark.parametrize("chapter", sorted(study_chapters()))
+@pytest.mark.parametrize("chapter", [*sorted(study_chapters()), OWN_NETWORKS])
 def test_chapter_page_has_figures_and_no_errors(html, chapter):
     page = (html / chapter.replace(".md", ".html")).read_text()
     assert "Traceback (most recent call last)" not in page
@@ -88,7 +88,7 @@ def test_record_page_has_no_launch_menu(html, page):
     assert "colab.research.google.com" not in (html / page.replace(".md", ".html")).read_text(), page
 
 
-@pytest.mark.parametrize("page", sorted(study_chapters() | exercise_pages()))
+@pytest.mark.parametrize("page", [*sorted(study_chapters() | exercise_pages()), OWN_NETWORKS])
 def test_each_figure_cell_shows_one_output_under_its_caption(book, page):
     """MyST-NB wraps every output of a figure cell in the caption: a cell whose last line returns a
     value (a legend, a list of lines) shows a second, bogus figure of text."""
@@ -97,3 +97,15 @@ def test_each_figure_cell_shows_one_output_under_its_caption(book, page):
             shown = [o for o in cell["outputs"] if o["output_type"] in ("display_data", "execute_result")]
             assert len(shown) == 1, (f"{page}, cell {i}: {len(shown)} outputs under one caption; end the "
                                      "cell with the figure, or with a ;")
+
+
+def test_the_own_networks_page_names_each_studys_format(book):
+    """The page a reader opens to analyse a network of their own prints the file format of every study,
+    as ``interp-repro analyse --help`` gives them."""
+    from interp_repro import abstraction, modular_addition, schur_rnn, superposition
+
+    cells = book.notebook(OWN_NETWORKS)["cells"]
+    printed = "".join(out.get("text", "") for cell in cells if cell["cell_type"] == "code"
+                      for out in cell["outputs"])
+    for study in (superposition, modular_addition, abstraction, schur_rnn):
+        assert study.FORMAT in printed, study.__name__

@@ -216,6 +216,22 @@ def test_the_cli_prints_the_report_and_writes_it_as_json(tmp_path, capsys):
     assert not (tmp_path / "cache").exists()
 
 
+def test_the_cli_writes_the_studys_figures_of_the_network_in_each_format_asked(tmp_path, capsys):
+    np.savez(tmp_path / "pentagon.npz", W=_pentagon())
+    _, network = _two_factor_layers()
+    reps.save(network, tmp_path / "reps.npz")
+    for study, stem, name in (("superposition", "pentagon", "directions"),
+                              ("abstraction", "reps", "alpha_by_layer")):
+        assert main(["analyse", study, str(tmp_path / f"{stem}.npz"), "--out", str(tmp_path / "out"),
+                     "--format", "png", "--format", "svg"]) == 0
+        for fmt in ("png", "svg"):
+            assert (tmp_path / "out" / f"{stem}-{name}.{fmt}").stat().st_size > 1000
+    assert (tmp_path / "out" / "pentagon-directions.png").read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(SystemExit) as exit_:
+        main(["analyse", "superposition", str(tmp_path / "pentagon.npz"), "--format", "jpg"])
+    assert exit_.value.code == 2 and "invalid choice: 'jpg'" in capsys.readouterr().err
+
+
 def test_the_help_names_each_format(capsys):
     with pytest.raises(SystemExit):
         main(["analyse", "--help"])

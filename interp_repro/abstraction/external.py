@@ -140,3 +140,14 @@ def analyse(network: Representations, instance: int = 0) -> AbstractionReport:
         depth_deviation=measures.depth_profile_deviation(alpha[None, :, 0]) if usable else None,
         kernel_alignment=(None if network.Y is None
                           else [measures.kernel_alignment(Z, network.Y) for Z in layers]))
+
+
+def figures(network: Representations, report: AbstractionReport, instance: int = 0) -> dict:
+    """arctanh of the shape concept's alpha layer by layer (``plots.layer_profiles``), where every
+    layer's alpha lies in (-1, 1)."""
+    from interp_repro.abstraction import plots
+
+    alpha = np.array(report.alpha_shape)
+    if alpha.size < 2 or not (np.abs(alpha) < 1).all():
+        return {}
+    return {"alpha_by_layer": plots.layer_profiles({alpha.size - 1: alpha})}

@@ -232,3 +232,14 @@ def exportable(scale: str) -> dict[str, Callable[[], ModAddNet]]:
 
 def _trained(spec) -> ModAddNet:
     return train_or_load(spec)[0]
+
+
+def figures(network: ModAddNet, report: ModAddReport, instance: int = 0) -> dict:
+    """For an attention network: where it lies on the plane of Zhong's two metrics among his networks
+    at its attention rate (``plots.population_position``); none for an MLP, which his sweep lacks."""
+    from interp_repro.modular_addition import plots
+
+    if report.rate is None:
+        return {}
+    point = (report.gradient_symmetricity_triples, report.distance_irrelevance_top_incorrect)
+    return {"zhong_plane": plots.population_position({f"this network (p = {report.p})": point}, report.rate)}

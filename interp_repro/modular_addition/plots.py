@@ -59,6 +59,28 @@ def zhong_plane(res: dict[str, list[Unit]], theirs: Sequence[Unit]):
     return fig
 
 
+def population_position(networks: dict[str, tuple[float, float]], rate: float):
+    """Networks the reader brings (name -> (gradient symmetricity over Zhong's 100 triples, distance
+    irrelevance from the largest incorrect logit), as ``external.ModAddReport`` gives them) on the
+    plane of Zhong's two metrics, over his sweep's networks at attention ``rate`` (grey) and his Models
+    A and B (stars, his Pizza and Clock)."""
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    pop = zhong.population(rate)
+    ax.scatter(pop["gradient_sim"], pop["distance_irrelevance"], color="0.7", s=9, lw=0,
+               label=f"Zhong's sweep, rate {rate:g} ± {zhong.POPULATION_WIDTH} ({len(pop)})")
+    for name, runid in (("Model A (Pizza)", zhong.MODEL_A), ("Model B (Clock)", zhong.MODEL_B)):
+        grad, dist = zhong.NOTEBOOK[runid]
+        ax.scatter([grad], [dist], marker="*", s=170, color="k", zorder=3)
+        ax.annotate(name, (grad, dist), xytext=(5, 5), textcoords="offset points", fontsize=8)
+    for i, (name, (grad, dist)) in enumerate(networks.items()):
+        ax.scatter([grad], [dist], marker="D", s=40, color=f"C{i}", zorder=4, label=name)
+    ax.set(xlabel="gradient symmetricity", ylabel="distance irrelevance (largest incorrect logit)",
+           xlim=(-0.05, 1.05), ylim=(0, 1.05))
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
 def training_length(summary: dict[str, np.ndarray], lengths: tuple[int, ...], budget: int):
     """Each measure of ``measures.network_summary`` against training length (``summary`` from
     ``experiments.length_summary``): one colour per architecture, thin lines for seeds, thick for

@@ -183,3 +183,15 @@ def _unit(spec: experiments.TrainSpec, cfg: experiments.UnitSettings) -> Recurre
     w = experiments.train_or_load(spec)
     return RecurrentWeights(w["W_hh"], w["W_xh"], w["W_hy"], spec.task, cfg.alpha, spec.seed + 2,
                             cfg.eval_batch)
+
+
+def figures(network: RecurrentWeights, report: SchurReport, instance: int = 0) -> dict:
+    """For a copy-task network: its replay accuracy under each ablation against the paper's
+    (``plots.seed_strip``); none for another task or none."""
+    from interp_repro.schur_rnn import plots
+    from interp_repro.schur_rnn.experiments import PAPER_COPY_ACCURACY
+
+    if report.ablations is None or network.task != "copy":
+        return {}
+    accuracy = np.array([[scores["accuracy"]] for scores in report.ablations.values()])
+    return {"ablations": plots.seed_strip(accuracy, PAPER_COPY_ACCURACY)}

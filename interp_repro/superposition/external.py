@@ -157,3 +157,15 @@ def analyse(network: ToyNetwork, instance: int = 0) -> ToyReport:
         represented=int(measures.represented(W).sum()), geometry=near,
         fraction_share=measures.nearest_fraction_share(dims) if learned.size else None,
         phase=phase, analytic_phase=closed)
+
+
+def figures(network: ToyNetwork, report: ToyReport, instance: int = 0) -> dict:
+    """The chapters' figure of one model: its feature directions in a 2-d hidden space, else its
+    weight matrix (``plots``)."""
+    from interp_repro.superposition import plots
+
+    W = network.W[instance]
+    title = f"{report.n_features} features, {report.n_hidden} dimensions"
+    if report.n_hidden == 2:
+        return {"directions": plots.embeddings_2d(W[None], [title], network.importance)}
+    return {"weights": plots.weight_matrices(W[None], [title])}
