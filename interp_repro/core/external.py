@@ -2,8 +2,6 @@
 ``.npz`` file, checked, every refusal one line (:class:`~interp_repro.core.ConfigError`). Nothing
 here is cached, so it is left out of the cache's fingerprint (``cache.UNCACHED``)."""
 
-import importlib
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +37,7 @@ def real_array(value: np.ndarray, key: str, where: str) -> np.ndarray:
     return value
 
 
+
 EXTERNAL = ("FORMAT", "load", "save", "analyse")
-"""What a study package offers for a network the user brings, from its ``external`` module."""
-
-
-def external_attributes(package: str) -> Callable[[str], object]:
-    """A module ``__getattr__`` for the study ``package``: its ``external`` module's :data:`EXTERNAL`
-    names, imported when first asked for, so that importing the study imports none of its numerical
-    modules (``interp_repro.superposition.analyse(interp_repro.superposition.load(path))``)."""
-    def __getattr__(name: str) -> object:
-        if name in EXTERNAL:
-            return getattr(importlib.import_module(f"{package}.external"), name)
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-    return __getattr__
+"""What a study package offers for a network the user brings, from its ``external`` module (each
+study's ``__getattr__`` imports it when one of these is first asked for)."""

@@ -7,8 +7,14 @@ alpha and full-cloud diagrams, Betti numbers, bottleneck distances), ``zhong`` (
 networks), ``experiments`` (configs, cached runs, claims) and ``plots``.
 """
 
-from interp_repro.core.external import external_attributes
+from interp_repro.core.external import EXTERNAL
 
-__getattr__ = external_attributes(__name__)
-"""``FORMAT``, ``load``, ``save`` and ``analyse`` for a network the user brings (``external``):
-``analyse(load(path))`` gives the chapters' measures on it, as ``interp-repro analyse`` prints them."""
+
+def __getattr__(name: str):
+    """``FORMAT``, ``load``, ``save`` and ``analyse`` for a network the user brings, from ``external``,
+    imported when first asked for: ``analyse(load(path))`` gives the chapters' measures on it."""
+    if name not in EXTERNAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from interp_repro.modular_addition import external
+
+    return getattr(external, name)
