@@ -288,14 +288,14 @@ def cmd_analyse(args) -> int:
     return 0
 
 
-EXPORTED = ("modular_addition", "schur_rnn")
+EXPORTED = ("superposition", "modular_addition", "schur_rnn")
 """The studies whose trained networks ``export`` writes in their ``analyse`` format."""
 
 
 def _exported(name: str) -> str:
     if name not in EXPORTED:
-        raise argparse.ArgumentTypeError(f"export takes {' or '.join(EXPORTED)} networks so far, got "
-                                         f"{name!r}")
+        raise argparse.ArgumentTypeError(f"export takes {', '.join(EXPORTED)} networks (abstraction's are "
+                                         f"representations of a data set: analyse takes yours), got {name!r}")
     return name
 
 

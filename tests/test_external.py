@@ -25,6 +25,7 @@ from interp_repro.schur_rnn import experiments as schur_experiments
 from interp_repro.schur_rnn import external as schur
 from interp_repro.schur_rnn import measures as schur_measures
 from interp_repro.schur_rnn.train import train as train_rnn
+from interp_repro.superposition import experiments as toy_experiments
 from interp_repro.superposition import external as toy
 from interp_repro.superposition import measures as toy_measures
 from interp_repro.superposition.train import train_best
@@ -181,8 +182,17 @@ def test_networks_the_book_trains_export_to_the_chapters_own_values(filled, tmp_
     cache), analysed from the file: the chapters' own values, bit for bit."""
     assert main(["export", "modular_addition", "uniform/seed0", "--scale", "ci", "--out", str(tmp_path)]) == 0
     assert main(["export", "schur_rnn", "copy/orthogonal/72", "--scale", "ci", "--out", str(tmp_path)]) == 0
+    assert main(["export", "superposition", "five_two/density0.05", "--scale", "ci",
+                 "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out.split() == [str(tmp_path / "uniform-seed0-ci.pt"),
-                                               str(tmp_path / "copy-orthogonal-72-ci.npz")]
+                                               str(tmp_path / "copy-orthogonal-72-ci.npz"),
+                                               str(tmp_path / "five_two-density0.05-ci.npz")]
+    intro = toy_experiments.run_intro(toy_experiments.IntroConfig.preset("ci"))
+    sparse = toy.analyse(toy.load(tmp_path / "five_two-density0.05-ci.npz"))
+    chapter = toy_experiments.intro_claims(intro)
+    assert sparse.represented == chapter["superposition.five_two_sparse_count"]
+    assert sparse.dims == toy_measures.feature_dimensionality(intro["W"][-1]).tolist()
+    assert sparse.dstar == float(toy_measures.dimensions_per_feature(intro["W"][-1]))
     cfg = ModAddConfig.preset("ci")
     chapter = modadd_experiments.run_networks(cfg)["uniform"][0].measured
     report = modadd.analyse(modadd.load(tmp_path / "uniform-seed0-ci.pt"))

@@ -13,6 +13,8 @@ The format (:data:`FORMAT`) is one NumPy ``.npz`` file, read without pickles:
 file that is not it in one line (:class:`~interp_repro.core.ConfigError`).
 """
 
+import functools
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from interp_repro.core import ConfigError
 from interp_repro.core.external import read_npz, real_array
-from interp_repro.superposition import measures
+from interp_repro.superposition import experiments, measures
 
 FORMAT = ("superposition: an .npz with W, the (m, n) matrix (hidden x features) or the notebook's (K, n, m) "
           "instances; optional b, (n,) or (K, n); importance, (n,); density, one number in (0, 1]")
@@ -157,6 +159,19 @@ def analyse(network: ToyNetwork, instance: int = 0) -> ToyReport:
         represented=int(measures.represented(W).sum()), geometry=near,
         fraction_share=measures.nearest_fraction_share(dims) if learned.size else None,
         phase=phase, analytic_phase=closed)
+
+
+def exportable(scale: str) -> dict[str, Callable[[], ToyNetwork]]:
+    """The 5 -> 2 models of the book's first figure at ``scale`` (``experiments.run_intro``), one per
+    density, by name (``five_two/density<d>``), each a function that trains or loads them (the cache)."""
+    cfg = experiments.IntroConfig.preset(scale)
+    return {f"five_two/density{d:.4g}": functools.partial(_intro_model, cfg, i)
+            for i, d in enumerate(cfg.densities)}
+
+
+def _intro_model(cfg: experiments.IntroConfig, i: int) -> ToyNetwork:
+    res = experiments.run_intro(cfg)
+    return ToyNetwork(res["W"][i][None], res["b"][i][None], res["importance"], float(res["density"][i]))
 
 
 def figures(network: ToyNetwork, report: ToyReport, instance: int = 0) -> dict:
