@@ -237,13 +237,14 @@ ANALYSED = {"superposition": "interp_repro.superposition.external",
             "modular_addition": "interp_repro.modular_addition.external",
             "abstraction": "interp_repro.abstraction.external",
             "schur_rnn": "interp_repro.schur_rnn.external"}
-"""The studies whose analysis ``analyse`` runs on a network the user brings: the module of each, with
-its ``FORMAT``, ``load`` and ``analyse``."""
+"""The studies whose analysis ``analyse`` runs on a network the user brings, and whose networks
+``export`` writes in that format: the module of each, with its ``FORMAT``, ``load``, ``save``,
+``analyse``, ``figures`` and ``exportable``."""
 
 
 def _analysed(name: str) -> str:
     if name not in ANALYSED:
-        raise argparse.ArgumentTypeError(f"analyse takes {', '.join(ANALYSED)} networks, got {name!r}")
+        raise argparse.ArgumentTypeError(f"the studies are {', '.join(ANALYSED)}, got {name!r}")
     return name
 
 
@@ -286,17 +287,6 @@ def cmd_analyse(args) -> int:
                 print(path)
             plt.close(fig)
     return 0
-
-
-EXPORTED = ("superposition", "modular_addition", "schur_rnn")
-"""The studies whose trained networks ``export`` writes in their ``analyse`` format."""
-
-
-def _exported(name: str) -> str:
-    if name not in EXPORTED:
-        raise argparse.ArgumentTypeError(f"export takes {', '.join(EXPORTED)} networks (abstraction's are "
-                                         f"representations of a data set: analyse takes yours), got {name!r}")
-    return name
 
 
 def cmd_export(args) -> int:
@@ -416,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "several formats)")
     exp = _command(sub, "export", "write a network the book trains in the format analyse reads (training it "
                    "if the cache lacks it)", cmd_export)
-    exp.add_argument("study", type=_exported, help=" or ".join(EXPORTED))
+    exp.add_argument("study", type=_analysed, help=", ".join(ANALYSED))
     exp.add_argument("name", nargs="?", default=None, help="the network, e.g. uniform/seed0 (see --list)")
     exp.add_argument("--list", action="store_true", help="the networks the book trains at this scale")
     exp.add_argument("--scale", type=_scale, default=None, help=scale_help)

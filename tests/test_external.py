@@ -12,6 +12,7 @@ import torch
 from interp_repro.abstraction import external as reps
 from interp_repro.abstraction import measures as abs_measures
 from interp_repro.abstraction.data import two_factor_data
+from interp_repro.abstraction.experiments import ablation as abs_ablation
 from interp_repro.cli import main
 from interp_repro.core import torch_generator
 from interp_repro.modular_addition import experiments as modadd_experiments
@@ -184,9 +185,16 @@ def test_networks_the_book_trains_export_to_the_chapters_own_values(filled, tmp_
     assert main(["export", "schur_rnn", "copy/orthogonal/72", "--scale", "ci", "--out", str(tmp_path)]) == 0
     assert main(["export", "superposition", "five_two/density0.05", "--scale", "ci",
                  "--out", str(tmp_path)]) == 0
+    assert main(["export", "abstraction", "gelu/seed1", "--scale", "ci", "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out.split() == [str(tmp_path / "uniform-seed0-ci.pt"),
                                                str(tmp_path / "copy-orthogonal-72-ci.npz"),
-                                               str(tmp_path / "five_two-density0.05-ci.npz")]
+                                               str(tmp_path / "five_two-density0.05-ci.npz"),
+                                               str(tmp_path / "gelu-seed1-ci.npz")]
+    ablation = abs_ablation.run_ablation(abs_ablation.AblationConfig.preset("ci"))  # the chapter's, cached
+    gelu = reps.analyse(reps.load(tmp_path / "gelu-seed1-ci.npz"))  # trained again, on one thread
+    for score, ours in (("alpha", (gelu.alpha_shape, gelu.alpha_colour)),
+                        ("probe", (gelu.probe_shape, gelu.probe_colour))):
+        assert [list(c) for c in zip(*ours, strict=True)][1:] == ablation[f"{score}_intact"][1].tolist()
     intro = toy_experiments.run_intro(toy_experiments.IntroConfig.preset("ci"))
     sparse = toy.analyse(toy.load(tmp_path / "five_two-density0.05-ci.npz"))
     chapter = toy_experiments.intro_claims(intro)
@@ -347,7 +355,7 @@ def test_an_instance_the_file_does_not_hold_and_a_study_without_analysis_are_ref
     assert "instance must be an integer in [0, 1)" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
         main(["analyse", "circuits", str(path)])
-    assert exit_.value.code == 2 and "analyse takes" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "the studies are superposition" in capsys.readouterr().err
     _, network = _two_factor_layers()
     layers = reps.save(network, tmp_path / "reps.npz")
     assert main(["analyse", "abstraction", str(layers), "--instance", "1"]) == 2

@@ -12,7 +12,9 @@ The format (:data:`FORMAT`) is one NumPy ``.npz`` file, read without pickles:
 line (:class:`~interp_repro.core.ConfigError`).
 """
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,7 +22,11 @@ import numpy as np
 
 from interp_repro.abstraction import measures
 from interp_repro.abstraction.data import CLASSES
+from interp_repro.abstraction.experiments.ablation import AblationConfig, GeluNetConfig
+from interp_repro.abstraction.model import block_representations
+from interp_repro.abstraction.train import train_gelu_net
 from interp_repro.core import ConfigError
+from interp_repro.core.device import cpu_threads
 from interp_repro.core.external import read_npz, real_array
 
 FORMAT = ("abstraction: an .npz with labels, (N, 2) of (shape, colour) in {+1, -1}, and layer0 ... layerL, "
@@ -140,6 +146,23 @@ def analyse(network: Representations, instance: int = 0) -> AbstractionReport:
         depth_deviation=measures.depth_profile_deviation(alpha[None, :, 0]) if usable else None,
         kernel_alignment=(None if network.Y is None
                           else [measures.kernel_alignment(Z, network.Y) for Z in layers]))
+
+
+def exportable(scale: str) -> dict[str, Callable[[], Representations]]:
+    """The residual GELU networks of the local-ablation section at ``scale`` (``AblationConfig``), by
+    name (``gelu/seed<k>``): each a function that trains the network again, on one thread as the cached
+    run did (the chapters keep its scores, not its weights), and returns its held-out samples' labels
+    with the input and every block's output."""
+    cfg = AblationConfig.preset(scale)
+    return {f"gelu/seed{k}": functools.partial(_gelu_network, cfg.net, k)
+            for k in range(cfg.seed, cfg.seed + cfg.seeds)}
+
+
+def _gelu_network(net: GeluNetConfig, seed: int) -> Representations:
+    with cpu_threads(1):
+        trained = train_gelu_net(**asdict(net), seed=seed)
+        blocks = block_representations(trained.model, trained.X_test)
+    return Representations(trained.labels_test, (trained.X_test, *blocks))
 
 
 def figures(network: Representations, report: AbstractionReport, instance: int = 0) -> dict:
