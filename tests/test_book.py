@@ -105,7 +105,7 @@ def test_the_own_networks_page_names_each_studys_format(book):
     from interp_repro import abstraction, modular_addition, schur_rnn, superposition
 
     cells = book.notebook(OWN_NETWORKS)["cells"]
-    printed = "".join(out.get("text", "") for cell in cells if cell["cell_type"] == "code"
-                      for out in cell["outputs"])
+    texts = [out.get("text", "") for cell in cells if cell["cell_type"] == "code" for out in cell["outputs"]]
+    printed = "".join(t if isinstance(t, str) else "".join(t) for t in texts)  # a stream's text may be lines
     for study in (superposition, modular_addition, abstraction, schur_rnn):
         assert study.FORMAT in printed, study.__name__

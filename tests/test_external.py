@@ -218,6 +218,19 @@ def test_networks_the_book_trains_export_to_the_chapters_own_values(filled, tmp_
         assert [a["fvu"] for a in ablations.values()] == unit.measured["fvu"][:, k].tolist()
 
 
+@pytest.mark.book
+def test_each_of_zhongs_networks_analyses_to_the_chapters_values(filled):
+    """Every network of Zhong's release our model represents, read from his own save file through the
+    analyse format's loader: the values the manifolds chapter shows for it (from the ci build's cache)."""
+    chapter = {u.spec.runid: u.measured for u in modadd_experiments.run_zhong(ModAddConfig.preset("ci"))}
+    for runid in zhong.NETWORKS:
+        report, measured = modadd.analyse(modadd.load(zhong.path(runid))), chapter[runid]
+        assert report.accuracy == float(measured["accuracy"]), runid
+        assert report.gradient_symmetricity_triples == float(measured["gradient_symmetricity_triples"]), runid
+        assert report.distance_irrelevance == float(measured["distance_irrelevance"]), runid
+        assert [c["betti"] for c in report.clusters] == measured["betti"].tolist(), runid
+
+
 def test_an_unknown_network_to_export_names_the_closest(capsys):
     assert main(["export", "modular_addition", "unifrm/seed0", "--scale", "ci"]) == 2
     assert "did you mean uniform/seed0" in capsys.readouterr().err
